@@ -1,0 +1,39 @@
+# tsdedup: the two commands are `make run` (set up, then build the sample data) and
+# `make test` (set up, then run the whole test suite). Both install the pinned
+# dependencies into .venv first, and skip that when nothing changed.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
+
+.PHONY: run test setup lint unit bench clean
+
+run: setup
+	$(BIN)/tsdedup sample
+
+test: setup
+	$(BIN)/ruff check python_udfs tests bench
+	$(BIN)/ruff format --check python_udfs tests bench
+	bash .ci/pytest-or-fail $(BIN)/python -m pytest
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt constraints.txt pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "tsdedup needs $(PYTHON) (Python 3.11) on PATH"; exit 1; }
+	@command -v java >/dev/null || { echo "tsdedup needs a Java runtime (17) for Spark: e.g. apt-get install openjdk-17-jre-headless"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+unit: setup
+	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit
+
+bench: setup
+	$(BIN)/python -m bench --scale small --out bench/results/small.json
+
+clean:
+	rm -rf target logs .tsdedup

@@ -1,0 +1,26 @@
+{#
+    One row per key in which every field holds its last non-null value in
+    ingestion order (InfluxDB upsert semantics): a point that omits a field does
+    not erase it. `max_by` ignores rows whose ordering is NULL, so each field's
+    ordering is NULL where the field is NULL. GROUP BY treats NULL tags as equal.
+    Deterministic: (chunk_seq, position) is unique, so there are no ties.
+#}
+{% macro merge_last_non_null(relation, key_columns, field_columns, order_by) %}
+    {{ return(adapter.dispatch('merge_last_non_null', 'tsdedup')(relation, key_columns, field_columns, order_by)) }}
+{% endmacro %}
+
+{% macro default__merge_last_non_null(relation, key_columns, field_columns, order_by) %}
+    {%- set ordering = 'struct(' ~ order_by | join(', ') ~ ')' -%}
+    {%- set sql -%}
+    select
+        {% for key in key_columns -%}
+        {{ key }},
+        {% endfor -%}
+        {% for field in field_columns -%}
+        max_by({{ field }}, if({{ field }} is null, null, {{ ordering }})) as {{ field }}{{ ',' if not loop.last }}
+        {% endfor -%}
+    from {{ relation }}
+    group by {{ key_columns | join(', ') }}
+    {%- endset -%}
+    {{ return(sql) }}
+{% endmacro %}

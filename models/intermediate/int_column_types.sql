@@ -1,0 +1,37 @@
+{#
+    The column catalog: every column of every measurement with its one type.
+    The type that appears first in ingestion order wins (chunk sequence, then
+    position); a later point that writes another type is a type conflict
+    (see int_type_conflicts).
+#}
+with first_use as (
+    select
+        measurement,
+        column_name,
+        column_type,
+        min(struct(chunk_seq, position)) as first_seen
+    from {{ ref('stg_columns') }}
+    group by measurement, column_name, column_type
+),
+
+ranked as (
+    select
+        measurement,
+        column_name,
+        column_type,
+        first_seen,
+        row_number() over (
+            partition by measurement, column_name
+            order by first_seen
+        ) as type_rank
+    from first_use
+)
+
+select
+    measurement,
+    column_name,
+    column_type,
+    first_seen.chunk_seq as first_chunk_seq,
+    first_seen.position as first_position
+from ranked
+where type_rank = 1

@@ -1,0 +1,57 @@
+{#
+    Points rejected because they write a column with another type than the
+    measurement's established one (InfluxDB: "field type conflict"). Only the
+    chunks and measurements where a conflicting type was seen are scanned.
+#}
+with conflicting_columns as (
+    select
+        c.chunk_seq,
+        c.measurement,
+        c.column_name,
+        c.column_type,
+        t.column_type as established_type,
+        t.first_chunk_seq
+    from {{ ref('stg_columns') }} as c
+    inner join {{ ref('int_column_types') }} as t
+        on c.measurement = t.measurement and c.column_name = t.column_name
+    where c.column_type != t.column_type
+),
+
+conflicting_points as (
+    select
+        p.chunk_seq,
+        p.position,
+        p.source_file,
+        p.measurement,
+        p.time_ns,
+        c.column_name,
+        concat(
+            if(c.column_type = 'tag' or c.established_type = 'tag', 'column type conflict: ', 'field type conflict: '),
+            'column ', c.column_name, ' of measurement ', c.measurement,
+            ' is ', if(c.established_type = 'tag', 'a tag', c.established_type),
+            ' (since chunk ', c.first_chunk_seq, ') but this point writes it as ',
+            if(c.column_type = 'tag', 'a tag', c.column_type)
+        ) as reject_reason
+    from {{ ref('stg_points') }} as p
+    inner join conflicting_columns as c
+        on p.chunk_seq = c.chunk_seq and p.measurement = c.measurement
+    where
+        case c.column_type
+            when 'tag' then map_contains_key(p.tags, c.column_name)
+            when 'float' then map_contains_key(p.fields_float, c.column_name)
+            when 'integer' then map_contains_key(p.fields_int, c.column_name)
+            when 'unsigned' then map_contains_key(p.fields_uint, c.column_name)
+            when 'string' then map_contains_key(p.fields_string, c.column_name)
+            when 'boolean' then map_contains_key(p.fields_bool, c.column_name)
+        end
+)
+
+select
+    chunk_seq,
+    position,
+    source_file,
+    measurement,
+    time_ns,
+    min_by(reject_reason, column_name) as reject_reason
+from conflicting_points
+group by chunk_seq, position, source_file, measurement, time_ns

@@ -1,0 +1,1 @@
+{{ tsdedup.measurement('weather') }}

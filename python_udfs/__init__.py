@@ -1,0 +1,1 @@
+"""tsdedup: Python side of the project (parser, UDFs, the `tsdedup` command)."""

@@ -1,0 +1,115 @@
+"""``tsdedup``: run dbt with the project's Spark session and Python UDFs.
+
+    tsdedup <any dbt arguments>     e.g. tsdedup build, tsdedup show --inline "..."
+    tsdedup sample                  build the bundled sample data and print a summary
+
+Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
+UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
+profile target's settings, registers the UDFs, then runs dbt in the same
+process; dbt-spark's session method picks that session up.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from python_udfs.profile import ProfileError, read_target, spark_parameters
+from python_udfs.state import HomeLock, HomeLockedError
+
+# dbt commands that need no Spark session.
+_NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
+
+
+def find_project_dir(args: Sequence[str]) -> Path:
+    """The dbt project: --project-dir, DBT_PROJECT_DIR, the current folder or
+    one above it, else the folder this package was installed from."""
+    for i, arg in enumerate(args):
+        if arg == "--project-dir" and i + 1 < len(args):
+            return Path(args[i + 1]).resolve()
+        if arg.startswith("--project-dir="):
+            return Path(arg.split("=", 1)[1]).resolve()
+    if os.environ.get("DBT_PROJECT_DIR"):
+        return Path(os.environ["DBT_PROJECT_DIR"]).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "dbt_project.yml").is_file():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+def _option(args: Sequence[str], *names: str) -> str | None:
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                return args[i + 1]
+            if arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+    return None
+
+
+def configure_environment(project_dir: Path) -> None:
+    """Defaults for the state folder, the landing folder and the profile."""
+    os.environ["DBT_PROJECT_DIR"] = str(project_dir)
+    home = Path(os.environ.get("TSDEDUP_HOME") or project_dir / ".tsdedup").resolve()
+    os.environ["TSDEDUP_HOME"] = str(home)
+    landing = Path(os.environ.get("TSDEDUP_LANDING") or project_dir / "landing")
+    if "://" not in str(landing):
+        landing = landing.resolve()
+        landing.mkdir(parents=True, exist_ok=True)
+    os.environ["TSDEDUP_LANDING"] = str(landing)
+    os.environ.setdefault("DBT_PROFILES_DIR", str(project_dir / "profiles"))
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+
+
+def start_spark(args: Sequence[str]) -> object:
+    """Start the Spark session for the target selected by ``args``."""
+    from python_udfs.spark_session import Paths, base_conf, build_session, ship_udfs
+
+    profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
+    target = _option(args, "--target", "-t")
+    name, settings = read_target(profiles_dir, target)
+    conf = base_conf(Paths(Path(os.environ["TSDEDUP_HOME"])))
+    conf.update(spark_parameters(settings))
+    spark = build_session(conf)
+    if not conf.get("spark.master", "").startswith("local"):
+        ship_udfs(spark)
+    return spark
+
+
+def run_dbt(args: Sequence[str]) -> int:
+    """Run dbt in-process; returns dbt's exit code (0 ok, 1 failures, 2 error)."""
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(list(args))
+    if result.exception is not None:
+        return 2
+    return 0 if result.success else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    project_dir = find_project_dir(args)
+    configure_environment(project_dir)
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return run_dbt(["--help"])
+    if args[0] in _NO_SPARK:
+        return run_dbt(args)
+    try:
+        with HomeLock(Path(os.environ["TSDEDUP_HOME"])):
+            start_spark(args[1:] if args[0] == "sample" else args)
+            if args[0] == "sample":
+                from python_udfs.sample import run_sample
+
+                return run_sample(project_dir, args[1:])
+            return run_dbt(args)
+    except (HomeLockedError, ProfileError) as exc:
+        print(f"tsdedup: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,140 @@
+"""The embedded Spark session that dbt uses, with Iceberg and the project's UDFs.
+
+dbt-spark's ``session`` method calls ``SparkSession.builder.getOrCreate()``; if a
+session already exists in the process it is reused. ``tsdedup`` builds that
+session first, with exactly the settings of the selected profile target plus the
+project's defaults, registers the Python functions, then runs dbt in-process.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from python_udfs.iceberg_jars import spark_jar_conf
+
+LOG4J2 = """\
+# Written by tsdedup: keep Spark's Java logging out of dbt's output.
+rootLogger.level = {level}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n
+logger.derby.name = org.apache.derby
+logger.derby.level = error
+"""
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where a tsdedup home keeps its state."""
+
+    home: Path
+
+    @property
+    def warehouse(self) -> Path:
+        return self.home / "warehouse"
+
+    @property
+    def metastore(self) -> Path:
+        return self.home / "metastore_db"
+
+    @property
+    def conf(self) -> Path:
+        return self.home / "conf"
+
+    @property
+    def jars(self) -> Path:
+        return self.home / "jars"
+
+
+def base_conf(paths: Paths, log_level: str = "error") -> dict[str, str]:
+    """Settings every target needs: Iceberg as the session catalog on an
+    embedded Derby metastore under ``paths.home`` (a target may override any)."""
+    paths.conf.mkdir(parents=True, exist_ok=True)
+    log4j = paths.conf / "log4j2.properties"
+    log4j.write_text(LOG4J2.format(level=log_level.lower()), encoding="utf-8")
+    java_opts = " ".join(
+        [
+            f"-Dlog4j2.configurationFile={log4j.as_uri()}",
+            f"-Dderby.system.home={paths.home}",
+            f"-Dderby.stream.error.file={paths.home / 'derby.log'}",
+        ]
+    )
+    conf = {
+        "spark.master": "local[2]",
+        "spark.app.name": "tsdedup",
+        "spark.driver.memory": "4g",
+        "spark.driver.extraJavaOptions": java_opts,
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={log4j.as_uri()}",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.caseSensitive": "true",
+        "spark.sql.ansi.enabled": "false",
+        "spark.sql.extensions": (
+            "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+        ),
+        "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
+        "spark.sql.catalog.spark_catalog.type": "hive",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(paths.warehouse),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={paths.metastore};create=true"
+        ),
+        "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+        "spark.hadoop.hive.metastore.schema.verification": "false",
+        "spark.hadoop.iceberg.engine.hive.lock-enabled": "false",
+    }
+    conf.update(spark_jar_conf(paths.jars))
+    return conf
+
+
+def build_session(conf: dict[str, str]) -> Any:
+    """Start (or reuse) the process's Spark session with ``conf`` and register UDFs."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", _python())
+    from pyspark.sql import SparkSession
+
+    from python_udfs.udtf import register
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(_log_level(conf))
+    register(spark)
+    return spark
+
+
+def _log_level(conf: dict[str, str]) -> str:
+    return os.environ.get("TSDEDUP_SPARK_LOG_LEVEL", "ERROR").upper()
+
+
+def _python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def ship_udfs(spark: Any) -> Path:
+    """Zip the ``python_udfs`` package and add it to the session, so executors on
+    a cluster can import the UDFs. Returns the zip's path."""
+    import zipfile
+
+    package = Path(__file__).resolve().parent
+    home = Path(os.environ.get("TSDEDUP_HOME", package.parent / ".tsdedup"))
+    target = home / "python_udfs.zip"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".zip.tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for source in sorted(package.rglob("*.py")):
+            archive.write(source, Path("python_udfs") / source.relative_to(package))
+    os.replace(tmp, target)
+    spark.sparkContext.addPyFile(str(target))
+    return target

@@ -1,0 +1,132 @@
+"""Spark table function that parses one landed file into chunk rows.
+
+Registered as ``tsdedup_read_chunk`` and called from the ``raw_chunks`` model with
+a lateral join, so parsing runs on the executors, one task per file::
+
+    select ... from landed_files as f,
+        lateral tsdedup_read_chunk(f.source_file, f.content, 'ns', 1700000000000000000) as r
+
+It emits, per file, in this order:
+
+* ``point`` rows — one per accepted point, with typed field maps;
+* ``reject`` rows — one per line that could not be read, with the line text and reason;
+* ``column`` rows — the first position at which each (measurement, column, type)
+  appears in the chunk; they let later models decide field-type conflicts and
+  discover columns without scanning points;
+* one ``chunk`` row — lines read, points and rejects counted by the reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from python_udfs.chunk_reader import ChunkFormatError, ChunkStats, Record, Reject, read_chunk
+
+RETURN_TYPE = ", ".join(
+    [
+        "row_kind string",
+        "position bigint",
+        "measurement string",
+        "tags map<string, string>",
+        "fields_float map<string, double>",
+        "fields_int map<string, bigint>",
+        "fields_uint map<string, decimal(20, 0)>",
+        "fields_string map<string, string>",
+        "fields_bool map<string, boolean>",
+        "time_ns bigint",
+        "time_from_ingest boolean",
+        "line_text string",
+        "reject_reason string",
+        "column_name string",
+        "column_type string",
+        "lines_read bigint",
+    ]
+)
+
+_FIELD_MAPS = ("float", "integer", "unsigned", "string", "boolean")
+_EMPTY: tuple[None, ...] = (None,) * 16
+
+
+def _row(**values: Any) -> tuple[Any, ...]:
+    row = list(_EMPTY)
+    for name, value in values.items():
+        row[_INDEX[name]] = value
+    return tuple(row)
+
+
+_INDEX = {part.split(" ", 1)[0]: i for i, part in enumerate(RETURN_TYPE.split(", "))}
+
+
+def chunk_rows(
+    source_file: str, content: bytes, precision: str, ingest_time_ns: int
+) -> Iterator[tuple[Any, ...]]:
+    """All rows of one chunk (plain Python, unit-testable without Spark)."""
+    stats = ChunkStats()
+    first_seen: dict[tuple[str, str, str], int] = {}
+    try:
+        for item in read_chunk(source_file, content, precision, ingest_time_ns, stats):
+            if isinstance(item, Reject):
+                yield _row(
+                    row_kind="reject",
+                    position=item.position,
+                    line_text=item.text,
+                    reject_reason=item.reason,
+                )
+                continue
+            yield _point_row(item, first_seen)
+    except ChunkFormatError as exc:
+        stats.rejects += 1
+        yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
+    for (measurement, name, type_), position in first_seen.items():
+        yield _row(
+            row_kind="column",
+            position=position,
+            measurement=measurement,
+            column_name=name,
+            column_type=type_,
+        )
+    yield _row(row_kind="chunk", position=0, lines_read=stats.lines_read)
+
+
+def _point_row(
+    record: Record, first_seen: dict[tuple[str, str, str], int]
+) -> tuple[Any, ...]:
+    point = record.point
+    by_type: dict[str, dict[str, Any]] = {name: {} for name in _FIELD_MAPS}
+    for name, value in point.fields.items():
+        type_ = point.field_types[name]
+        by_type[type_][name] = Decimal(value) if type_ == "unsigned" else value
+        first_seen.setdefault((point.measurement, name, type_), record.position)
+    for name in point.tags:
+        first_seen.setdefault((point.measurement, name, "tag"), record.position)
+    return _row(
+        row_kind="point",
+        position=record.position,
+        measurement=point.measurement,
+        tags=point.tags,
+        fields_float=by_type["float"] or None,
+        fields_int=by_type["integer"] or None,
+        fields_uint=by_type["unsigned"] or None,
+        fields_string=by_type["string"] or None,
+        fields_bool=by_type["boolean"] or None,
+        time_ns=point.time_ns,
+        time_from_ingest=record.time_from_ingest,
+    )
+
+
+class ReadChunk:
+    """The UDTF class; Spark instantiates it on executors."""
+
+    def eval(
+        self, source_file: str, content: bytes, precision: str, ingest_time_ns: int
+    ) -> Iterator[tuple[Any, ...]]:
+        yield from chunk_rows(source_file, bytes(content), precision, int(ingest_time_ns))
+
+
+def register(spark: Any) -> None:
+    """Register the project's functions in a Spark session (idempotent)."""
+    from pyspark.sql.functions import udtf
+
+    spark.udtf.register("tsdedup_read_chunk", udtf(ReadChunk, returnType=RETURN_TYPE))

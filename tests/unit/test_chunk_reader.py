@@ -1,0 +1,200 @@
+"""Reading landed files into points and rejects (no Spark)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from python_udfs.chunk_reader import (
+    ChunkFormatError,
+    ChunkStats,
+    Record,
+    Reject,
+    detect_format,
+    read_chunk,
+)
+from python_udfs.udtf import RETURN_TYPE, chunk_rows
+
+INGEST_NS = 1_700_000_000_123_456_789
+
+
+def read(name: str, content: bytes | str, precision: str = "ns") -> list[Record | Reject]:
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    return list(read_chunk(name, data, precision, INGEST_NS))
+
+
+def test_line_protocol_positions_are_physical_line_numbers() -> None:
+    stats = ChunkStats()
+    text = "# header comment\n\nm,t=a v=1 10\nnot valid\nm v=2i\n"
+    items = list(read_chunk("a.lp", text.encode(), "ns", INGEST_NS, stats))
+    assert [(type(i).__name__, i.position) for i in items] == [
+        ("Record", 3),
+        ("Reject", 4),
+        ("Record", 5),
+    ]
+    assert stats.lines_read == 5
+    assert (stats.points, stats.rejects) == (2, 1)
+    reject = items[1]
+    assert isinstance(reject, Reject)
+    assert reject.text == "not valid"
+    assert reject.reason
+
+
+def test_points_without_timestamp_get_the_ingest_time() -> None:
+    first, second = read("a.lp", "m v=1 5\nm v=2\n")
+    assert isinstance(first, Record) and isinstance(second, Record)
+    assert (first.point.time_ns, first.time_from_ingest) == (5, False)
+    assert (second.point.time_ns, second.time_from_ingest) == (INGEST_NS, True)
+
+
+def test_precision_scales_timestamps_exactly() -> None:
+    (item,) = read("a.lp", "m v=1 1700000000\n", precision="s")
+    assert isinstance(item, Record)
+    assert item.point.time_ns == 1_700_000_000 * 10**9
+
+
+def test_unknown_precision_is_refused() -> None:
+    with pytest.raises(ChunkFormatError, match="precision"):
+        read("a.lp", "m v=1 1\n", precision="minutes")
+
+
+def test_gzip_files_are_decompressed() -> None:
+    (item,) = read("a.lp.gz", gzip.compress(b"m,t=x v=1.5 7\n"))
+    assert isinstance(item, Record)
+    assert item.point.fields == {"v": 1.5}
+
+
+def test_truncated_gzip_rejects_the_whole_file_with_a_reason() -> None:
+    broken = gzip.compress(b"m v=1 1\n" * 1000)[:-20]
+    rows = list(chunk_rows("broken.lp.gz", broken, "ns", INGEST_NS))
+    kinds = [r[0] for r in rows]
+    assert kinds == ["reject", "chunk"]
+    reason = rows[0][RETURN_TYPE.split(", ").index("reject_reason string")]
+    assert "whole file rejected" in reason and "gzip" in reason
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("m time=1 1", "reserved"),
+        ("m,time=a v=1 1", "reserved"),
+        ("m,v=a v=1 1", "both a tag and a field"),
+    ],
+)
+def test_points_that_cannot_become_columns_are_rejected(line: str, reason: str) -> None:
+    (item,) = read("a.lp", line + "\n")
+    assert isinstance(item, Reject)
+    assert reason in item.reason
+
+
+def test_invalid_utf8_is_rejected_and_shown_escaped() -> None:
+    (good, bad) = read("a.lp", b"m v=1 1\nm,t=\xff v=2 2\n")
+    assert isinstance(good, Record)
+    assert isinstance(bad, Reject)
+    assert "\\xff" in bad.text
+    assert "UTF-8" in bad.reason
+
+
+def test_unsupported_file_type_is_named() -> None:
+    with pytest.raises(ChunkFormatError, match=r"unsupported file type 'a\.json'"):
+        detect_format("a.json")
+
+
+CSV = (
+    "measurement,time,tag:host,tag:dc,usage,field:count:integer,field:ok:boolean,note\n"
+    "cpu,10,h1,d1,1.5,3,true,hello\n"
+    "cpu,11,h2,,2.5,,false,\n"
+    ",12,h3,d1,0.5,4,t,x\n"
+    "cpu,13,h4,d1,3.5,nope,true,x\n"
+    "\n"
+    "cpu,,h5,d1,nan,1,true,x\n"
+)
+
+
+def test_csv_columns_follow_the_header_conventions() -> None:
+    items = read("stations.csv", CSV)
+    first, second, third = (i for i in items if isinstance(i, Record))
+    assert first.point.measurement == "cpu"
+    assert first.point.tags == {"host": "h1", "dc": "d1"}
+    assert first.point.fields == {"usage": 1.5, "count": 3, "ok": True, "note": "hello"}
+    assert first.point.field_types == {
+        "usage": "float",
+        "count": "integer",
+        "ok": "boolean",
+        "note": "string",
+    }
+    # empty cells: absent tag, absent field
+    assert second.point.tags == {"host": "h2"}
+    assert "count" not in second.point.fields
+    # empty measurement cell: the file name up to its first dot
+    assert third.point.measurement == "stations"
+    assert third.position == 4
+
+
+def test_csv_bad_cells_are_rejected_with_line_numbers() -> None:
+    rejects = [i for i in read("stations.csv", CSV) if isinstance(i, Reject)]
+    assert [r.position for r in rejects] == [5, 7]
+    assert "count" in rejects[0].reason
+    assert "non-finite" in rejects[1].reason
+
+
+def _parquet(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def test_parquet_rows_become_points_with_exact_nanoseconds() -> None:
+    table = pa.table(
+        {
+            "measurement": ["m", "m"],
+            "time": pa.array([1_700_000_000_000_000_001, 2], type=pa.timestamp("ns")),
+            "tag:host": ["a", None],
+            "value": [1.0, None],
+            "count": pa.array([5, 6], type=pa.int64()),
+            "big": pa.array([2**63, 1], type=pa.uint64()),
+        }
+    )
+    first, second = read("data.parquet", _parquet(table))
+    assert isinstance(first, Record) and isinstance(second, Record)
+    assert first.point.time_ns == 1_700_000_000_000_000_001
+    assert first.point.tags == {"host": "a"}
+    assert first.point.field_types["big"] == "unsigned"
+    assert second.point.tags == {}
+    assert second.point.fields == {"count": 6, "big": 1}
+
+
+def test_corrupt_parquet_is_a_whole_file_reject() -> None:
+    rows = list(chunk_rows("x.parquet", b"PAR1 not really", "ns", INGEST_NS))
+    assert [r[0] for r in rows] == ["reject", "chunk"]
+
+
+def test_chunk_rows_emit_points_rejects_columns_and_one_chunk_row() -> None:
+    text = "m,t=a v=1,n=2i 1\nbroken\nm,t=b v=2,u=3u 2\nm v=1i 3\n"
+    rows = list(chunk_rows("c.lp", text.encode(), "ns", INGEST_NS))
+    names = [part.split(" ", 1)[0] for part in RETURN_TYPE.split(", ")]
+    assert all(len(r) == len(names) for r in rows)
+    by_kind: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        record = dict(zip(names, row, strict=True))
+        by_kind.setdefault(str(record["row_kind"]), []).append(record)
+    assert [p["position"] for p in by_kind["point"]] == [1, 3, 4]
+    assert by_kind["point"][1]["fields_uint"] == {"u": Decimal(3)}
+    assert by_kind["reject"][0]["position"] == 2
+    columns = {(c["column_name"], c["column_type"]): c["position"] for c in by_kind["column"]}
+    # `v` is float at line 1 and integer at line 4: both are recorded, with first positions
+    assert columns == {
+        ("t", "tag"): 1,
+        ("v", "float"): 1,
+        ("n", "integer"): 1,
+        ("u", "unsigned"): 3,
+        ("v", "integer"): 4,
+    }
+    (chunk,) = by_kind["chunk"]
+    assert chunk["lines_read"] == 4
+    assert rows[-1][0] == "chunk"
