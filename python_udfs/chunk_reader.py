@@ -25,11 +25,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
-from python_udfs.line_protocol import LineProtocolError, Point, iter_lines
+from python_udfs.line_protocol import (
+    INT64_MAX,
+    INT64_MIN,
+    UINT64_MAX,
+    LineProtocolError,
+    Point,
+    default_time,
+    iter_lines,
+    scale_timestamp,
+)
 
-PRECISION_FACTORS: dict[str, int] = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-UINT64_MAX = 2**64 - 1
+CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
 RESERVED_COLUMNS = frozenset({"time", "time_ns"})
 MAX_TEXT = 4_096  # rejected line text kept in the rejects table (characters)
 
@@ -119,12 +126,15 @@ def read_chunk(
     default_time_ns: int,
     stats: ChunkStats | None = None,
 ) -> Iterator[Record | Reject]:
-    """Yield the records of one file in order. Lines without a timestamp get
-    ``default_time_ns`` (the chunk's ingest time). ``stats``, when given, counts
-    the physical lines (or Parquet rows) read and the points and rejects yielded."""
+    """Yield the records of one file in order.
+
+    Lines without a timestamp get ``default_time_ns`` (the chunk's ingest time)
+    truncated to ``precision``. ``stats``, when given, counts the physical lines
+    (or Parquet rows) read and the points and rejects yielded."""
     stats = stats if stats is not None else ChunkStats()
-    if precision not in PRECISION_FACTORS:
+    if precision not in CHUNK_PRECISIONS:
         raise ChunkFormatError(f"unknown precision {precision!r}; use one of ns, us, ms, s")
+    fallback_ns = default_time(default_time_ns, precision)
     fmt = detect_format(file_name)
     rows: Iterator[Record | Reject]
     if fmt == "parquet":
@@ -142,7 +152,7 @@ def read_chunk(
             if reason is not None:
                 item = Reject(item.position, printable(_describe(item.point)), reason)
             elif item.point.time_ns is None:
-                item = Record(item.position, _with_time(item.point, default_time_ns), True)
+                item = Record(item.position, _with_time(item.point, fallback_ns), True)
         if isinstance(item, Reject):
             stats.rejects += 1
         else:
@@ -251,13 +261,6 @@ def _csv_value(cell: str, type_: str | None) -> tuple[object, str]:
     return cell, "string"
 
 
-def _scale_time(raw: int, precision: str) -> int:
-    value = raw * PRECISION_FACTORS[precision]
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError(f"timestamp {raw} is out of range")
-    return value
-
-
 def _row_point(
     cells: list[object], columns: list[_Column], default_measurement: str, precision: str
 ) -> Point:
@@ -295,12 +298,12 @@ def _cell_time(cell: object, precision: str) -> int:
         raise ValueError("unexpected timestamp object")
     if isinstance(cell, str):
         try:
-            return _scale_time(int(cell.strip()), precision)
+            return scale_timestamp(int(cell.strip()), precision)
         except ValueError as exc:
             raise ValueError(f"time {cell!r} is not an integer timestamp") from exc
     if isinstance(cell, bool) or not isinstance(cell, int):
         raise ValueError(f"time {cell!r} is not an integer timestamp")
-    return _scale_time(cell, precision)
+    return scale_timestamp(cell, precision)
 
 
 def _typed_cell(cell: object, type_: str | None) -> tuple[object, str]:
@@ -382,7 +385,9 @@ def _parquet_points(
         raise ChunkFormatError(f"cannot read Parquet file: {exc}") from exc
     columns = _parse_header(table.column_names)
     time_column = next((c for c in columns if c.role == "time"), None)
-    if time_column is not None and pa.types.is_timestamp(table.schema.field(time_column.index).type):
+    if time_column is not None and pa.types.is_timestamp(
+        table.schema.field(time_column.index).type
+    ):
         # Timestamps are read as integer nanoseconds since the epoch, exact.
         as_ns = table.column(time_column.index).cast(pa.timestamp("ns")).cast(pa.int64())
         table = table.set_column(time_column.index, "time", as_ns)

@@ -70,7 +70,7 @@ def start_spark(args: Sequence[str]) -> object:
 
     profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
     target = _option(args, "--target", "-t")
-    name, settings = read_target(profiles_dir, target)
+    _name, settings = read_target(profiles_dir, target)
     conf = base_conf(Paths(Path(os.environ["TSDEDUP_HOME"])))
     conf.update(spark_parameters(settings))
     spark = build_session(conf)

@@ -27,8 +27,10 @@ def _env_var(name: str, default: str | None = None) -> str:
 
 def _render(value: Any) -> Any:
     if isinstance(value, str) and "{{" in value:
-        return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(value).render(
-            env_var=_env_var
+        return (
+            jinja2.Environment(undefined=jinja2.StrictUndefined)
+            .from_string(value)
+            .render(env_var=_env_var)
         )
     if isinstance(value, dict):
         return {key: _render(item) for key, item in value.items()}

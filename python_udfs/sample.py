@@ -40,8 +40,9 @@ def _schema(dbt_args: list[str]) -> str:
 
 def _table(rows: list[Any], headers: list[str]) -> str:
     cells = [[("" if v is None else str(v)) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     return "\n".join([line, "  ".join("-" * w for w in widths), *body])
@@ -60,9 +61,20 @@ def print_summary(schema: str) -> None:
         f"type_conflicts, duplicates_removed from {q}.rpt_chunk_accounting order by chunk_seq"
     ).collect()
     print("\nChunks ingested (one per file, in ingestion order):")
-    print(_table([list(r) for r in chunks],
-                 ["chunk", "file", "lines", "points", "rejected", "type conflicts",
-                  "duplicates removed"]))
+    print(
+        _table(
+            [list(r) for r in chunks],
+            [
+                "chunk",
+                "file",
+                "lines",
+                "points",
+                "rejected",
+                "type conflicts",
+                "duplicates removed",
+            ],
+        )
+    )
     measurements = spark.sql(
         f"select measurement, count(*) as points from {q}.stg_points group by measurement "
         "order by measurement"

@@ -24,39 +24,35 @@ from typing import Any
 
 from python_udfs.chunk_reader import ChunkFormatError, ChunkStats, Record, Reject, read_chunk
 
-RETURN_TYPE = ", ".join(
-    [
-        "row_kind string",
-        "position bigint",
-        "measurement string",
-        "tags map<string, string>",
-        "fields_float map<string, double>",
-        "fields_int map<string, bigint>",
-        "fields_uint map<string, decimal(20, 0)>",
-        "fields_string map<string, string>",
-        "fields_bool map<string, boolean>",
-        "time_ns bigint",
-        "time_from_ingest boolean",
-        "line_text string",
-        "reject_reason string",
-        "column_name string",
-        "column_type string",
-        "lines_read bigint",
-    ]
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("row_kind", "string"),
+    ("position", "bigint"),
+    ("measurement", "string"),
+    ("tags", "map<string, string>"),
+    ("fields_float", "map<string, double>"),
+    ("fields_int", "map<string, bigint>"),
+    ("fields_uint", "map<string, decimal(20, 0)>"),
+    ("fields_string", "map<string, string>"),
+    ("fields_bool", "map<string, boolean>"),
+    ("time_ns", "bigint"),
+    ("time_from_ingest", "boolean"),
+    ("line_text", "string"),
+    ("reject_reason", "string"),
+    ("column_name", "string"),
+    ("column_type", "string"),
+    ("lines_read", "bigint"),
 )
+RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in COLUMNS)
 
 _FIELD_MAPS = ("float", "integer", "unsigned", "string", "boolean")
-_EMPTY: tuple[None, ...] = (None,) * 16
+_INDEX = {name: index for index, (name, _) in enumerate(COLUMNS)}
 
 
 def _row(**values: Any) -> tuple[Any, ...]:
-    row = list(_EMPTY)
+    row: list[Any] = [None] * len(COLUMNS)
     for name, value in values.items():
         row[_INDEX[name]] = value
     return tuple(row)
-
-
-_INDEX = {part.split(" ", 1)[0]: i for i, part in enumerate(RETURN_TYPE.split(", "))}
 
 
 def chunk_rows(
@@ -90,9 +86,7 @@ def chunk_rows(
     yield _row(row_kind="chunk", position=0, lines_read=stats.lines_read)
 
 
-def _point_row(
-    record: Record, first_seen: dict[tuple[str, str, str], int]
-) -> tuple[Any, ...]:
+def _point_row(record: Record, first_seen: dict[tuple[str, str, str], int]) -> tuple[Any, ...]:
     point = record.point
     by_type: dict[str, dict[str, Any]] = {name: {} for name in _FIELD_MAPS}
     for name, value in point.fields.items():

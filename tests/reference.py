@@ -30,8 +30,12 @@ class Expected:
 
     def rows(self, measurement: str) -> list[dict[str, object]]:
         """Rows of a measurement table: tags (None where absent), fields, time_ns."""
-        tags = sorted(n for (m, n), t in self.column_types.items() if m == measurement and t == "tag")
-        fields = sorted(n for (m, n), t in self.column_types.items() if m == measurement and t != "tag")
+        tags = sorted(
+            n for (m, n), t in self.column_types.items() if m == measurement and t == "tag"
+        )
+        fields = sorted(
+            n for (m, n), t in self.column_types.items() if m == measurement and t != "tag"
+        )
         out = []
         for (tag_items, time_ns), values in self.tables.get(measurement, {}).items():
             tag_map = dict(tag_items)

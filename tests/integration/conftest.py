@@ -33,7 +33,9 @@ class Result:
     stderr: str
 
     def check(self) -> Result:
-        assert self.code == 0, f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+        assert self.code == 0, (
+            f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+        )
         return self
 
 
@@ -97,8 +99,9 @@ class Workspace:
 
     def query(self, sql: str) -> list[dict[str, object]]:
         """Rows of a query run through `tsdedup show` (SQL may use ref())."""
-        result = self.tsdedup("show", "--inline", sql, "--limit", "-1", "--output", "json",
-                              "--log-format", "json").check()
+        result = self.tsdedup(
+            "show", "--inline", sql, "--limit", "-1", "--output", "json", "--log-format", "json"
+        ).check()
         for line in result.stdout.splitlines():
             try:
                 event = json.loads(line)

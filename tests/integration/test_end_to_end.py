@@ -54,7 +54,9 @@ def test_sample_build_deduplicates_and_is_idempotent(module_workspace: Workspace
     accounting = ws.query("select * from {{ ref('rpt_chunk_accounting') }} order by chunk_seq")
     assert [r["source_file"] for r in accounting] == [f.name for f in files]
     for row in accounting:
-        assert row["lines_read"] == row["points_read"] + row["lines_rejected"] + row["lines_skipped"]
+        assert (
+            row["lines_read"] == row["points_read"] + row["lines_rejected"] + row["lines_skipped"]
+        )
     assert sum(int(r["lines_rejected"]) for r in accounting) == expected.rejected
     assert sum(int(r["type_conflicts"]) for r in accounting) == expected.type_conflicts
     kept = sum(int(r["points_kept"]) for r in accounting)
@@ -65,9 +67,7 @@ def test_sample_build_deduplicates_and_is_idempotent(module_workspace: Workspace
 
 def test_second_run_without_new_files_changes_nothing(module_workspace: Workspace) -> None:
     ws = module_workspace
-    before = ws.query(
-        "select count(*) as n, max(chunk_seq) as last from {{ ref('raw_chunks') }}"
-    )
+    before = ws.query("select count(*) as n, max(chunk_seq) as last from {{ ref('raw_chunks') }}")
     cpu_before = table_rows(ws, "cpu", ["host", "usage_user", "time_ns"])
     # The sample folder again: every file is already ingested.
     ws.tsdedup("sample").check()
@@ -110,10 +110,13 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
     ws = workspace
     files = [
         ("a_lines.lp", "mixed,host=l1 value=1.5 10\nmixed,host=l1 value= 11\nmixed value=2.5 10\n"),
-        ("b_lines.lp.gz", gzip.compress(b"mixed,host=l1 value=9.5 10\nmixed,host=g1 value=4.0 10\n")),
+        (
+            "b_lines.lp.gz",
+            gzip.compress(b"mixed,host=l1 value=9.5 10\nmixed,host=g1 value=4.0 10\n"),
+        ),
         ("c_table.csv", "measurement,time,tag:host,value\nmixed,10,c1,7.25\nmixed,oops,c1,1\n"),
         ("d_rows.parquet", _parquet_bytes()),
-        ("e_conflict.lp", "mixed,host=l1 value=\"text\" 30\nmixed,host=l1 value=3.0 31\n"),
+        ("e_conflict.lp", 'mixed,host=l1 value="text" 30\nmixed,host=l1 value=3.0 31\n'),
     ]
     for name, content in files:
         ws.land(name, content)
@@ -121,8 +124,7 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
     ws.build()
 
     expected = expected_from_files(
-        (name, content.encode() if isinstance(content, str) else content)
-        for name, content in files
+        (name, content.encode() if isinstance(content, str) else content) for name, content in files
     )
     columns = ["host", "value", "time_ns"]
     got = table_rows(ws, "mixed", columns)
@@ -143,13 +145,15 @@ def test_names_from_data_are_quoted_never_executed(workspace: Workspace) -> None
     hostile = "x`; drop table y; --"
     lines = [
         f"we\\ ird\\,m,{hostile.replace(' ', chr(92) + ' ')}=v1,sel\\=ect=s value=1 1",
-        "we\\ ird\\,m,tag\\ with\\ space=ü value=2,\"quoted\"=3i 2",
+        'we\\ ird\\,m,tag\\ with\\ space=ü value=2,"quoted"=3i 2',
         "we\\ ird\\,m,tag\\ with\\ space=ü from=4i 2",
     ]
     ws.land("names.lp", "\n".join(lines) + "\n")
     ws.add_measurement_model("weird", "we ird,m")
     ws.build()
-    rows = table_rows(ws, "weird", [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from"])
+    rows = table_rows(
+        ws, "weird", [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from"]
+    )
     by_time = {r.get("value"): r for r in rows}
     assert by_time[1.0][hostile] == "v1"
     assert by_time[2.0]["tag with space"] == "ü"

@@ -18,7 +18,7 @@ from python_udfs.chunk_reader import (
     detect_format,
     read_chunk,
 )
-from python_udfs.udtf import RETURN_TYPE, chunk_rows
+from python_udfs.udtf import COLUMNS, chunk_rows
 
 INGEST_NS = 1_700_000_000_123_456_789
 
@@ -74,7 +74,7 @@ def test_truncated_gzip_rejects_the_whole_file_with_a_reason() -> None:
     rows = list(chunk_rows("broken.lp.gz", broken, "ns", INGEST_NS))
     kinds = [r[0] for r in rows]
     assert kinds == ["reject", "chunk"]
-    reason = rows[0][RETURN_TYPE.split(", ").index("reject_reason string")]
+    reason = rows[0][[name for name, _ in COLUMNS].index("reject_reason")]
     assert "whole file rejected" in reason and "gzip" in reason
 
 
@@ -177,7 +177,7 @@ def test_corrupt_parquet_is_a_whole_file_reject() -> None:
 def test_chunk_rows_emit_points_rejects_columns_and_one_chunk_row() -> None:
     text = "m,t=a v=1,n=2i 1\nbroken\nm,t=b v=2,u=3u 2\nm v=1i 3\n"
     rows = list(chunk_rows("c.lp", text.encode(), "ns", INGEST_NS))
-    names = [part.split(" ", 1)[0] for part in RETURN_TYPE.split(", ")]
+    names = [name for name, _ in COLUMNS]
     assert all(len(r) == len(names) for r in rows)
     by_kind: dict[str, list[dict[str, object]]] = {}
     for row in rows:
