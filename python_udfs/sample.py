@@ -57,29 +57,21 @@ def print_summary(schema: str) -> None:
         return
     q = f"`{schema.replace('`', '``')}`"
     chunks = spark.sql(
-        f"select chunk_seq, source_file, lines_read, points_read, lines_rejected, "
+        f"select chunk_seq, source_file, lines_read, points_read, lines_rejected, lines_skipped, "
         f"type_conflicts, duplicates_removed from {q}.rpt_chunk_accounting order by chunk_seq"
     ).collect()
     print("\nChunks ingested (one per file, in ingestion order):")
-    print(
-        _table(
-            [list(r) for r in chunks],
-            [
-                "chunk",
-                "file",
-                "lines",
-                "points",
-                "rejected",
-                "type conflicts",
-                "duplicates removed",
-            ],
-        )
-    )
+    headers = ["chunk", "file", "lines", "points", "unreadable", "blank/comment"]
+    headers += ["type conflicts", "duplicates removed"]
+    print(_table([list(r) for r in chunks], headers))
     measurements = spark.sql(
-        f"select measurement, count(*) as points from {q}.stg_points group by measurement "
-        "order by measurement"
+        f"select p.measurement, count(*) as points from {q}.stg_points as p "
+        f"left anti join {q}.int_type_conflicts as c "
+        "on p.chunk_seq = c.chunk_seq and p.position = c.position "
+        "group by p.measurement order by p.measurement"
     ).collect()
     rows = []
+    kept_total = 0
     for m in measurements:
         name = m["measurement"]
         if not spark.catalog.tableExists(f"{schema}.{name}"):
@@ -87,10 +79,21 @@ def print_summary(schema: str) -> None:
             continue
         table = f"{q}.`{name.replace('`', '``')}`"
         kept = spark.sql(f"select count(*) from {table}").collect()[0][0]
-        location = _location(spark, table)
-        rows.append([name, m["points"], kept, location])
+        kept_total += kept
+        rows.append([name, m["points"], kept, _location(spark, table)])
     print("\nDeduplicated measurement tables:")
-    print(_table(rows, ["measurement", "points in", "rows kept", "table location"]))
+    print(_table(rows, ["measurement", "points", "rows", "table location"]))
+    points = sum(r["points_read"] for r in chunks)
+    duplicates = sum(r["duplicates_removed"] for r in chunks)
+    conflicts = sum(r["type_conflicts"] for r in chunks)
+    unreadable = sum(r["lines_rejected"] for r in chunks)
+    balanced = points == kept_total + duplicates + conflicts
+    print(
+        f"\nAccounting: {points} points read = {kept_total} rows kept + {duplicates} duplicates "
+        f"removed + {conflicts} rejected for a type conflict"
+        + ("" if balanced else "  (DOES NOT BALANCE: a measurement has no model?)")
+        + f"; {unreadable} unreadable lines rejected."
+    )
     rejects = spark.sql(
         f"select source_file, line_number, reject_reason from {q}.rpt_rejects "
         "order by chunk_seq, line_number"

@@ -26,6 +26,10 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n
 logger.derby.name = org.apache.derby
 logger.derby.level = error
+# Spark sets the shell's level from the logger of its entry point; pin it to the
+# root level so it does not announce "Setting default log level".
+logger.repl.name = org.apache.spark.api.python.PythonGatewayServer
+logger.repl.level = {level}
 """
 
 
