@@ -7,14 +7,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test setup lint unit bench clean
+.PHONY: run test setup unit clean
 
 run: setup
 	$(BIN)/tsdedup sample
 
 test: setup
-	$(BIN)/ruff check python_udfs tests bench
-	$(BIN)/ruff format --check python_udfs tests bench
+	$(BIN)/ruff check python_udfs tests
+	$(BIN)/ruff format --check python_udfs tests
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest
 
 setup: $(STAMP)
@@ -31,9 +31,6 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit
-
-bench: setup
-	$(BIN)/python -m bench --scale small --out bench/results/small.json
 
 clean:
 	rm -rf target logs .tsdedup

@@ -2,6 +2,7 @@
 
     tsdedup <any dbt arguments>     e.g. tsdedup build, tsdedup show --inline "..."
     tsdedup sample                  build the bundled sample data and print a summary
+    tsdedup sql [--json] "<sql>"...  run Spark SQL statements on the project's tables
 
 Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
 UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from python_udfs.profile import ProfileError, read_target, spark_parameters
+from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
 
 # dbt commands that need no Spark session.
@@ -99,14 +101,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] in _NO_SPARK:
         return run_dbt(args)
     try:
+        if args[0] == "sql":
+            from python_udfs.sql_command import parse_args
+
+            parse_args(args[1:])  # fail on bad arguments before starting Spark
         with HomeLock(Path(os.environ["TSDEDUP_HOME"])):
-            start_spark(args[1:] if args[0] == "sample" else args)
+            own_command = args[0] in ("sample", "sql")
+            spark = start_spark([] if own_command else args)
             if args[0] == "sample":
                 from python_udfs.sample import run_sample
 
                 return run_sample(project_dir, args[1:])
+            if args[0] == "sql":
+                from python_udfs.sql_command import run_sql
+
+                return run_sql(spark, args[1:])
             return run_dbt(args)
-    except (HomeLockedError, ProfileError) as exc:
+    except (HomeLockedError, ProfileError, SqlUsageError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
 

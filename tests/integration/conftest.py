@@ -97,6 +97,14 @@ class Workspace:
     def build(self, *args: str) -> Result:
         return self.tsdedup("build", *args).check()
 
+    def sql(self, *statements: str) -> list[list[dict[str, object]]]:
+        """Rows of each statement, run with one Spark start (`tsdedup sql --json`).
+        Tables are named `tsdedup.<model>`."""
+        result = self.tsdedup("sql", "--json", "--limit", "-1", *statements).check()
+        answers = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+        assert [a["statement"] for a in answers] == list(range(len(statements))), result.stdout
+        return [a["rows"] for a in answers]
+
     def query(self, sql: str) -> list[dict[str, object]]:
         """Rows of a query run through `tsdedup show` (SQL may use ref())."""
         result = self.tsdedup(

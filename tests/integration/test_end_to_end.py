@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,35 +22,45 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 SAMPLE = ROOT / "seeds" / "sample_landing"
 
 
-def table_rows(ws: Workspace, model: str, columns: list[str]) -> list[dict[str, object]]:
-    """All rows of a measurement model, as dicts of the given columns."""
+def select_rows(model: str, columns: list[str]) -> str:
+    """A statement returning the given columns of a measurement table."""
     select = ", ".join(f"`{c.replace('`', '``')}`" for c in columns)
-    rows = ws.query(f"select to_json(struct({select})) as j from {{{{ ref('{model}') }}}}")
-    return [json.loads(str(r["j"])) for r in rows]
+    return f"select {select} from tsdedup.`{model.replace('`', '``')}`"
 
 
 def as_set(rows: list[dict[str, object]], columns: list[str]) -> set[tuple[object, ...]]:
     return {tuple(row.get(c) for c in columns) for row in rows}
 
 
-def test_sample_build_deduplicates_and_is_idempotent(module_workspace: Workspace) -> None:
+MODEL_COLUMNS = {
+    "h2o": ["location", "river", "level", "description", "time_ns"],
+    "cpu": ["host", "region", "usage_user", "usage_system", "processes", "time_ns"],
+    "weather": ["station", "sensor", "temperature", "humidity", "ok", "time_ns"],
+}
+
+
+def test_sample_build_deduplicates_and_accounts_for_every_line(
+    module_workspace: Workspace,
+) -> None:
     ws = module_workspace
     result = ws.tsdedup("sample").check()
     assert "Chunks ingested" in result.stdout
     assert "Deduplicated measurement tables" in result.stdout
+    assert "DOES NOT BALANCE" not in result.stdout
 
     files = sorted(SAMPLE.iterdir())
     expected = expected_from_files((f.name, f.read_bytes()) for f in files)
-    for model, columns in {
-        "h2o": ["location", "river", "level", "description", "time_ns"],
-        "cpu": ["host", "region", "usage_user", "usage_system", "processes", "time_ns"],
-    }.items():
-        got = table_rows(ws, model, columns)
+    models = list(MODEL_COLUMNS)
+    *tables, accounting = ws.sql(
+        *(select_rows(m, MODEL_COLUMNS[m]) for m in models),
+        "select * from tsdedup.rpt_chunk_accounting order by chunk_seq",
+    )
+    for model, got in zip(models, tables, strict=True):
+        columns = MODEL_COLUMNS[model]
         want = expected.rows(model)
-        assert len(got) == len(want)
-        assert as_set(got, columns) == as_set(want, columns)
+        assert len(got) == len(want), model
+        assert as_set(got, columns) == as_set(want, columns), model
 
-    accounting = ws.query("select * from {{ ref('rpt_chunk_accounting') }} order by chunk_seq")
     assert [r["source_file"] for r in accounting] == [f.name for f in files]
     for row in accounting:
         assert (
@@ -61,34 +70,53 @@ def test_sample_build_deduplicates_and_is_idempotent(module_workspace: Workspace
     assert sum(int(r["type_conflicts"]) for r in accounting) == expected.type_conflicts
     kept = sum(int(r["points_kept"]) for r in accounting)
     removed = sum(int(r["duplicates_removed"]) for r in accounting)
-    table_total = sum(len(expected.rows(m)) for m in ("h2o", "cpu", "weather"))
-    assert kept == table_total + removed
+    assert removed > 0
+    assert kept == sum(len(t) for t in tables) + removed
+    # The sample shows the accounting identity it checked.
+    assert f"+ {removed} duplicates removed" in result.stdout
+
+
+def test_show_returns_deduplicated_points(module_workspace: Workspace) -> None:
+    ws = module_workspace
+    rows = ws.query(
+        "select location, time_ns, count(*) over (partition by location, time_ns) as copies "
+        "from {{ ref('h2o') }}"
+    )
+    assert rows
+    assert {r["copies"] for r in rows} == {1}
 
 
 def test_second_run_without_new_files_changes_nothing(module_workspace: Workspace) -> None:
     ws = module_workspace
-    before = ws.query("select count(*) as n, max(chunk_seq) as last from {{ ref('raw_chunks') }}")
-    cpu_before = table_rows(ws, "cpu", ["host", "usage_user", "time_ns"])
-    # The sample folder again: every file is already ingested.
-    ws.tsdedup("sample").check()
-    after = ws.query("select count(*) as n, max(chunk_seq) as last from {{ ref('raw_chunks') }}")
-    assert after == before
-    cpu_after = table_rows(ws, "cpu", ["host", "usage_user", "time_ns"])
-    assert as_set(cpu_after, ["host", "usage_user", "time_ns"]) == as_set(
-        cpu_before, ["host", "usage_user", "time_ns"]
+    statements = (
+        "select count(*) as n, max(chunk_seq) as last from tsdedup.raw_chunks",
+        "select count(*) as n from tsdedup.raw_chunks.snapshots",
+        select_rows("cpu", MODEL_COLUMNS["cpu"]),
     )
+    before = ws.sql(*statements)
+    # The sample folder again: every file is already ingested.
+    result = ws.tsdedup("sample").check()
+    assert "0 new file(s) to ingest" in result.stdout
+    after = ws.sql(*statements)
+    assert after[0] == before[0]
+    assert after[1] == before[1]  # no commit at all on the raw log
+    columns = MODEL_COLUMNS["cpu"]
+    assert as_set(after[2], columns) == as_set(before[2], columns)
 
 
 def test_same_file_under_a_new_name_leaves_tables_unchanged(module_workspace: Workspace) -> None:
     ws = module_workspace
-    columns = ["location", "river", "level", "description", "time_ns"]
-    before = table_rows(ws, "h2o", columns)
+    columns = MODEL_COLUMNS["h2o"]
+    (before,) = ws.sql(select_rows("h2o", columns))
     first = sorted(SAMPLE.iterdir())[0]
     ws.land("zz_redelivered_" + first.name, first.read_bytes())
     ws.build()
-    after = table_rows(ws, "h2o", columns)
+    after, chunks = ws.sql(
+        select_rows("h2o", columns),
+        "select source_file from tsdedup.stg_chunks order by chunk_seq",
+    )
+    assert len(after) == len(before)
     assert as_set(after, columns) == as_set(before, columns)
-    chunks = ws.query("select source_file from {{ ref('stg_chunks') }} order by chunk_seq")
     assert chunks[-1]["source_file"] == "zz_redelivered_" + first.name
 
 
@@ -127,13 +155,13 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
         (name, content.encode() if isinstance(content, str) else content) for name, content in files
     )
     columns = ["host", "value", "time_ns"]
-    got = table_rows(ws, "mixed", columns)
+    got, rejects = ws.sql(
+        select_rows("mixed", columns),
+        "select source_file, line_number, reject_reason from tsdedup.rpt_rejects "
+        "order by source_file, line_number",
+    )
     assert as_set(got, columns) == as_set(expected.rows("mixed"), columns)
 
-    rejects = ws.query(
-        "select source_file, line_number, reject_reason from {{ ref('rpt_rejects') }} "
-        "order by source_file, line_number"
-    )
     where = [(r["source_file"], r["line_number"]) for r in rejects]
     assert where == [("a_lines.lp", 2), ("c_table.csv", 3), ("e_conflict.lp", 1)]
     assert "field type conflict" in str(rejects[-1]["reject_reason"])
@@ -151,8 +179,8 @@ def test_names_from_data_are_quoted_never_executed(workspace: Workspace) -> None
     ws.land("names.lp", "\n".join(lines) + "\n")
     ws.add_measurement_model("weird", "we ird,m")
     ws.build()
-    rows = table_rows(
-        ws, "weird", [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from"]
+    (rows,) = ws.sql(
+        select_rows("weird", [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from"])
     )
     by_time = {r.get("value"): r for r in rows}
     assert by_time[1.0][hostile] == "v1"

@@ -1,0 +1,55 @@
+"""The SQL the dedup macros emit: QUALIFY where the engine has it, the equivalent
+ranked subquery on Spark 3.5 (which rejects QUALIFY). The subquery form is run
+for real by the dbt unit tests of the measurement models."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.integration.conftest import Workspace
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+ARGS = "'points', ['`a b`', 'time_ns', '`f`'], ['`a b`', 'time_ns'], ['chunk_seq', 'position']"
+
+
+def compiled(ws: Workspace, inline: str, *extra: str) -> str:
+    result = ws.tsdedup("compile", "--inline", inline, *extra).check()
+    return result.stdout.split("Compiled inline node is:", 1)[1]
+
+
+def squash(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).strip()
+
+
+def test_spark_gets_the_subquery_and_other_engines_get_qualify(workspace: Workspace) -> None:
+    out = compiled(
+        workspace,
+        f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}\n-- other engines --\n"
+        f"{{{{ tsdedup.default__keep_last_row({ARGS}) }}}}",
+    )
+    spark_sql, default_sql = (squash(part) for part in out.split("-- other engines --"))
+    assert "qualify" not in spark_sql.lower()
+    assert (
+        "row_number() over ( partition by `a b`, time_ns order by chunk_seq desc, position desc )"
+        " as ingest_rank from points ) as ranked where ingest_rank = 1" in spark_sql
+    )
+    assert default_sql == (
+        "select `a b`, time_ns, `f` from points qualify row_number() over "
+        "( partition by `a b`, time_ns order by chunk_seq desc, position desc ) = 1"
+    )
+
+
+def test_spark_uses_qualify_when_the_project_says_the_engine_has_it(workspace: Workspace) -> None:
+    out = squash(
+        compiled(
+            workspace,
+            f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}",
+            "--vars",
+            "{tsdedup_supports_qualify: true}",
+        )
+    )
+    assert "qualify row_number() over" in out
+    assert "ingest_rank" not in out
