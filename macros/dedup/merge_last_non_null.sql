@@ -11,16 +11,18 @@
 
 {% macro default__merge_last_non_null(relation, key_columns, field_columns, order_by) %}
     {%- set ordering = 'struct(' ~ order_by | join(', ') ~ ')' -%}
-    {%- set sql -%}
-    select
-        {% for key in key_columns -%}
-        {{ key }},
-        {% endfor -%}
-        {% for field in field_columns -%}
-        max_by({{ field }}, if({{ field }} is null, null, {{ ordering }})) as {{ field }}{{ ',' if not loop.last }}
-        {% endfor -%}
-    from {{ relation }}
-    group by {{ key_columns | join(', ') }}
-    {%- endset -%}
-    {{ return(sql) }}
+    {%- set items = [] -%}
+    {%- for key in key_columns -%}
+        {%- do items.append(key) -%}
+    {%- endfor -%}
+    {%- for field in field_columns -%}
+        {%- do items.append('max_by(' ~ field ~ ', if(' ~ field ~ ' is null, null, ' ~ ordering ~ ')) as ' ~ field) -%}
+    {%- endfor -%}
+    {%- set lines = [
+        'select',
+        '    ' ~ items | join(',\n    '),
+        'from ' ~ relation,
+        'group by ' ~ key_columns | join(', '),
+    ] -%}
+    {{ return(lines | join('\n')) }}
 {% endmacro %}

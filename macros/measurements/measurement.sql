@@ -70,4 +70,4 @@ select
     timestamp_micros((time_ns - pmod(time_ns, 1000)) div 1000) as `time`,
     time_ns
 from deduplicated
-{%- endmacro %}
+{% endmacro %}

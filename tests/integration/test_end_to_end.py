@@ -7,6 +7,7 @@ statement of the semantics, never from hard-coded copies of the output.
 from __future__ import annotations
 
 import gzip
+from datetime import UTC, datetime
 import io
 from pathlib import Path
 
@@ -51,15 +52,24 @@ def test_sample_build_deduplicates_and_accounts_for_every_line(
     files = sorted(SAMPLE.iterdir())
     expected = expected_from_files((f.name, f.read_bytes()) for f in files)
     models = list(MODEL_COLUMNS)
-    *tables, accounting = ws.sql(
+    *tables, accounting, partitions = ws.sql(
         *(select_rows(m, MODEL_COLUMNS[m]) for m in models),
         "select * from tsdedup.rpt_chunk_accounting order by chunk_seq",
+        "select partition.time_day as day from tsdedup.h2o.partitions",
     )
     for model, got in zip(models, tables, strict=True):
         columns = MODEL_COLUMNS[model]
         want = expected.rows(model)
         assert len(got) == len(want), model
         assert as_set(got, columns) == as_set(want, columns), model
+
+    # Measurement tables are partitioned by day of `time`.
+    days = {
+        datetime.fromtimestamp(int(r["time_ns"]) // 10**9, tz=UTC).date().isoformat()
+        for r in expected.rows("h2o")
+    }
+    assert {r["day"] for r in partitions} == days
+    assert len(days) > 1
 
     assert [r["source_file"] for r in accounting] == [f.name for f in files]
     for row in accounting:
@@ -79,7 +89,8 @@ def test_sample_build_deduplicates_and_accounts_for_every_line(
 def test_show_returns_deduplicated_points(module_workspace: Workspace) -> None:
     ws = module_workspace
     rows = ws.query(
-        "select location, time_ns, count(*) over (partition by location, time_ns) as copies "
+        "select location, river, time_ns, "
+        "count(*) over (partition by location, river, time_ns) as copies "
         "from {{ ref('h2o') }}"
     )
     assert rows
@@ -90,7 +101,8 @@ def test_second_run_without_new_files_changes_nothing(module_workspace: Workspac
     ws = module_workspace
     statements = (
         "select count(*) as n, max(chunk_seq) as last from tsdedup.raw_chunks",
-        "select count(*) as n from tsdedup.raw_chunks.snapshots",
+        "select coalesce(summary['added-records'], '0') as added "
+        "from tsdedup.raw_chunks.snapshots order by committed_at desc limit 1",
         select_rows("cpu", MODEL_COLUMNS["cpu"]),
     )
     before = ws.sql(*statements)
@@ -99,7 +111,7 @@ def test_second_run_without_new_files_changes_nothing(module_workspace: Workspac
     assert "0 new file(s) to ingest" in result.stdout
     after = ws.sql(*statements)
     assert after[0] == before[0]
-    assert after[1] == before[1]  # no commit at all on the raw log
+    assert after[1] == [{"added": "0"}]  # the run's commit on the raw log added nothing
     columns = MODEL_COLUMNS["cpu"]
     assert as_set(after[2], columns) == as_set(before[2], columns)
 
