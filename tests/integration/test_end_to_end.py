@@ -7,8 +7,8 @@ statement of the semantics, never from hard-coded copies of the output.
 from __future__ import annotations
 
 import gzip
-from datetime import UTC, datetime
 import io
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
