@@ -158,6 +158,9 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
         ("d_rows.parquet", _parquet_bytes()),
         ("e_conflict.lp", 'mixed,host=l1 value="text" 30\nmixed,host=l1 value=3.0 31\n'),
     ]
+    # A point without a timestamp (another measurement, so the expected table
+    # above does not depend on the ingest time).
+    ws.land("f_untimed.lp", "untimed,host=u1 value=1\n")
     for name, content in files:
         ws.land(name, content)
     ws.add_measurement_model("mixed", "mixed")
@@ -167,15 +170,23 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
         (name, content.encode() if isinstance(content, str) else content) for name, content in files
     )
     columns = ["host", "value", "time_ns"]
-    got, rejects = ws.sql(
+    got, rejects, untimed = ws.sql(
         select_rows("mixed", columns),
-        "select source_file, line_number, reject_reason from tsdedup.rpt_rejects "
+        "select source_file, line_number, line_text, reject_reason from tsdedup.rpt_rejects "
         "order by source_file, line_number",
+        "select p.time_ns, p.time_from_ingest, unix_micros(c.ingested_at) as ingest_us "
+        "from tsdedup.stg_points as p join tsdedup.stg_chunks as c using (chunk_seq) "
+        "where p.measurement = 'untimed'",
     )
     assert as_set(got, columns) == as_set(expected.rows("mixed"), columns)
+    assert len(untimed) == 1
+    assert untimed[0]["time_from_ingest"] is True
+    assert untimed[0]["time_ns"] == untimed[0]["ingest_us"] * 1000
 
     where = [(r["source_file"], r["line_number"]) for r in rejects]
     assert where == [("a_lines.lp", 2), ("c_table.csv", 3), ("e_conflict.lp", 1)]
+    assert rejects[0]["line_text"] == "mixed,host=l1 value= 11"
+    assert "column 21: missing value for field 'value'" in str(rejects[0]["reject_reason"])
     assert "field type conflict" in str(rejects[-1]["reject_reason"])
     assert "float" in str(rejects[-1]["reject_reason"])
 
@@ -186,19 +197,22 @@ def test_names_from_data_are_quoted_never_executed(workspace: Workspace) -> None
     lines = [
         f"we\\ ird\\,m,{hostile.replace(' ', chr(92) + ' ')}=v1,sel\\=ect=s value=1 1",
         'we\\ ird\\,m,tag\\ with\\ space=ü value=2,"quoted"=3i 2',
-        "we\\ ird\\,m,tag\\ with\\ space=ü from=4i 2",
+        "we\\ ird\\,m,tag\\ with\\ space=ü from=4i,it's=5i,back\\slash=6i 2",
     ]
     ws.land("names.lp", "\n".join(lines) + "\n")
     ws.add_measurement_model("weird", "we ird,m")
-    ws.build()
-    (rows,) = ws.sql(
-        select_rows("weird", [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from"])
-    )
-    by_time = {r.get("value"): r for r in rows}
-    assert by_time[1.0][hostile] == "v1"
-    assert by_time[2.0]["tag with space"] == "ü"
-    assert by_time[2.0]['"quoted"'] == 3
-    assert by_time[2.0]["from"] == 4
+    # Timestamps in seconds this time.
+    ws.build("--vars", "{tsdedup_precision: s}")
+    columns = [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from", "it's"]
+    (rows,) = ws.sql(select_rows("weird", [*columns, "back\\slash", "time_ns"]))
+    by_time = {r["time_ns"]: r for r in rows}
+    assert set(by_time) == {1_000_000_000, 2_000_000_000}
+    assert by_time[1_000_000_000][hostile] == "v1"
+    assert by_time[1_000_000_000]["sel=ect"] == "s"
+    second = by_time[2_000_000_000]
+    assert second["tag with space"] == "ü"
+    assert (second["value"], second['"quoted"'], second["from"]) == (2.0, 3, 4)
+    assert (second["it's"], second["back\\slash"]) == (5, 6)
 
 
 def test_bad_dedup_mode_is_a_clear_compile_error(workspace: Workspace, tmp_path: Path) -> None:
