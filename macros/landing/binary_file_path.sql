@@ -1,0 +1,12 @@
+{#
+    A file or folder path as the table identifier of Spark's `binaryFile` source.
+    Hadoop treats {}[]*?\ in a path as a glob, so they are escaped; a backtick is
+    doubled so the path cannot leave the quoted identifier.
+#}
+{% macro binary_file_path(path) %}
+    {%- set escaped = path | string -%}
+    {%- for ch in ['\\', '{', '}', '[', ']', '*', '?'] -%}
+        {%- set escaped = escaped | replace(ch, '\\' ~ ch) -%}
+    {%- endfor -%}
+    {{ return('binaryFile.`' ~ (escaped | replace('`', '``')) ~ '`') }}
+{% endmacro %}

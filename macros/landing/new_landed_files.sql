@@ -1,0 +1,105 @@
+{#
+    The landed files that a run of `raw_chunks` must ingest, decided from file
+    metadata and the chunk registry only (no file content is read, except the
+    checksum of a file whose name was ingested before but whose size or time
+    changed). Returns a list of dicts in ingestion order, each with its new
+    chunk_seq: files are numbered in lexical order of their names, after every
+    chunk ingested before.
+
+    A file is skipped when a chunk of the same name and content exists; the same
+    content under a new name is a new chunk (a re-delivery).
+#}
+{% macro new_landed_files(registry) %}
+    {% if not execute %}
+        {{ return([]) }}
+    {% endif %}
+    {%- set max_files = var('tsdedup_max_files_per_run', 1000) | int -%}
+    {%- set listing_sql -%}
+        with landed as (
+            select
+                reflect('java.net.URLDecoder', 'decode', replace(path, '+', '%2B'), 'UTF-8') as source_path,
+                length as source_bytes,
+                modificationTime as source_modified_at
+            from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}
+        ),
+
+        named as (
+            select
+                source_path,
+                regexp_extract(source_path, '[^/]+$', 0) as source_file,
+                source_bytes,
+                source_modified_at
+            from landed
+            where lower(source_path) rlike '[.](lp|txt|csv)([.]gz)?$|[.]parquet$'
+        )
+
+        select
+            n.source_path,
+            n.source_file,
+            n.source_bytes,
+            cast(n.source_modified_at as string) as source_modified_at,
+            {% if registry is not none -%}
+            exists(
+                select 1 from {{ registry }} as r
+                where r.row_kind = 'chunk' and r.source_file = n.source_file
+            ) as name_seen
+            {%- else -%}
+            false as name_seen
+            {%- endif %}
+        from named as n
+        {% if registry is not none -%}
+        where not exists (
+            select 1 from {{ registry }} as r
+            where
+                r.row_kind = 'chunk'
+                and r.source_file = n.source_file
+                and r.source_bytes = n.source_bytes
+                and r.source_modified_at = n.source_modified_at
+        )
+        {%- endif %}
+        order by n.source_file
+    {%- endset -%}
+    {%- set listed = run_query(listing_sql) -%}
+
+    {%- set next_seq = namespace(value=1) -%}
+    {%- if registry is not none -%}
+        {%- set max_sql -%}
+            select coalesce(max(chunk_seq), 0) + 1 from {{ registry }} where row_kind = 'chunk'
+        {%- endset -%}
+        {%- set next_seq.value = run_query(max_sql).columns[0].values()[0] | int -%}
+    {%- endif -%}
+
+    {%- set files = [] -%}
+    {%- set deferred = namespace(count=0) -%}
+    {%- for row in listed.rows -%}
+        {%- set keep = namespace(value=true) -%}
+        {%- if row['name_seen'] -%}
+            {#- Same name as an ingested file but another size or time: compare content. -#}
+            {%- set same_sql -%}
+                select count(*) from {{ registry }}
+                where
+                    row_kind = 'chunk'
+                    and source_file = {{ tsdedup.string_literal(row['source_file']) }}
+                    and content_sha256 = (
+                        select sha2(content, 256) from {{ tsdedup.binary_file_path(row['source_path']) }}
+                    )
+            {%- endset -%}
+            {%- set keep.value = (run_query(same_sql).columns[0].values()[0] | int) == 0 -%}
+        {%- endif -%}
+        {%- if keep.value and files | length < max_files -%}
+            {%- do files.append({
+                'chunk_seq': next_seq.value + files | length,
+                'source_path': row['source_path'],
+                'source_file': row['source_file'],
+            }) -%}
+        {%- elif keep.value -%}
+            {%- set deferred.count = deferred.count + 1 -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if deferred.count > 0 -%}
+        {{ log("tsdedup: " ~ deferred.count ~ " more new file(s) wait for the next run (at most "
+            ~ max_files ~ " per run, var tsdedup_max_files_per_run)", info=True) }}
+    {%- endif -%}
+    {{ log("tsdedup: " ~ files | length ~ " new file(s) to ingest from " ~ tsdedup.landing_path(), info=True) }}
+    {{ return(files) }}
+{% endmacro %}

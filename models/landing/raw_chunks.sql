@@ -1,0 +1,108 @@
+{#
+    The append-only log of everything ever landed: one chunk per file, in the
+    order files arrived. Each run appends the new files only and never reads the
+    points already stored; everything a run appends is one Iceberg commit, so a
+    run that dies leaves no trace and its files are simply ingested again.
+
+    Row kinds (see _landing__models.yml): point, reject, column, chunk.
+#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        file_format='iceberg',
+        partition_by=['row_kind', 'measurement'],
+        on_schema_change='fail',
+    )
+}}
+
+{%- set registry = this if is_incremental() else none -%}
+{%- set files = tsdedup.new_landed_files(registry) -%}
+{%- set ingest_time_ns = (run_started_at.timestamp() | int) * 1000000000 + run_started_at.microsecond * 1000 -%}
+
+with landed_files as (
+    {%- for file in files %}
+    select
+        cast({{ file.chunk_seq }} as bigint) as chunk_seq,
+        {{ tsdedup.string_literal(file.source_file) }} as source_file,
+        {{ tsdedup.string_literal(file.source_path) }} as source_path,
+        length as source_bytes,
+        modificationTime as source_modified_at,
+        content
+    from {{ tsdedup.binary_file_path(file.source_path) }}
+    {%- if not loop.last %}
+
+    union all
+    {%- endif %}
+    {%- else %}
+    {# Nothing new: an empty input with the same columns. #}
+    select
+        cast(null as bigint) as chunk_seq,
+        cast(null as string) as source_file,
+        cast(null as string) as source_path,
+        cast(null as bigint) as source_bytes,
+        cast(null as timestamp) as source_modified_at,
+        cast(null as binary) as content
+    where 1 = 0
+    {%- endfor %}
+),
+
+chunk_rows as (
+    select
+        f.chunk_seq,
+        r.position,
+        r.row_kind,
+        f.source_file,
+        r.measurement,
+        r.tags,
+        r.fields_float,
+        r.fields_int,
+        r.fields_uint,
+        r.fields_string,
+        r.fields_bool,
+        r.time_ns,
+        r.time_from_ingest,
+        r.line_text,
+        r.reject_reason,
+        r.column_name,
+        r.column_type,
+        r.lines_read,
+        if(r.row_kind = 'chunk', f.source_path, null) as source_path,
+        if(r.row_kind = 'chunk', f.source_bytes, null) as source_bytes,
+        if(r.row_kind = 'chunk', f.source_modified_at, null) as source_modified_at,
+        if(r.row_kind = 'chunk', sha2(f.content, 256), null) as content_sha256
+    from landed_files as f,
+        lateral tsdedup_read_chunk(
+            f.source_file,
+            f.content,
+            {{ tsdedup.string_literal(var('tsdedup_precision', 'ns')) }},
+            {{ ingest_time_ns }}
+        ) as r
+)
+
+select
+    chunk_seq,
+    position,
+    row_kind,
+    source_file,
+    measurement,
+    tags,
+    fields_float,
+    fields_int,
+    fields_uint,
+    fields_string,
+    fields_bool,
+    time_ns,
+    time_from_ingest,
+    line_text,
+    reject_reason,
+    column_name,
+    column_type,
+    lines_read,
+    source_path,
+    source_bytes,
+    source_modified_at,
+    content_sha256,
+    cast({{ tsdedup.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as timestamp) as ingested_at,
+    {{ tsdedup.string_literal(invocation_id) }} as invocation_id
+from chunk_rows
