@@ -105,14 +105,15 @@ def build_session(conf: dict[str, str]) -> Any:
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     from pyspark.sql import SparkSession
 
-    from python_udfs.udtf import register
+    from python_udfs import sort_key, udtf
 
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(_log_level(conf))
-    register(spark)
+    udtf.register(spark)
+    sort_key.register(spark)
     return spark
 
 

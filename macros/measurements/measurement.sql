@@ -67,7 +67,7 @@ select
     {%- for column in tag_columns + field_columns %}
     {{ column }},
     {%- endfor %}
-    timestamp_micros((time_ns - pmod(time_ns, 1000)) div 1000) as `time`,
+    {{ tsdedup.time_from_ns('time_ns') }} as `time`,
     time_ns
 from deduplicated
 {% endmacro %}

@@ -1,0 +1,7 @@
+{#
+    The TIMESTAMP of a nanosecond time: microseconds, rounded towards the past
+    (so a point's `time` and its day partition never move to a later day).
+#}
+{% macro time_from_ns(time_ns_column) %}
+    {{- return('timestamp_micros((' ~ time_ns_column ~ ' - pmod(' ~ time_ns_column ~ ', 1000)) div 1000)') -}}
+{% endmacro %}
