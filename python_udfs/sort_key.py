@@ -119,11 +119,14 @@ def _spark_compute(cardinalities: dict[str, int] | None) -> list[str] | None:
 
 
 def _spark_update(
-    partition_key: list[str] | None, chunk_tags: list[str] | None
+    partition_key: list[str] | None, chunk_cardinalities: dict[str, int] | None
 ) -> tuple[list[str], list[str]] | None:
-    if chunk_tags is None:
+    if chunk_cardinalities is None:
         return None
-    return update_sort_key(partition_key or [], chunk_tags)
+    if not partition_key:
+        key = compute_sort_key(chunk_cardinalities)
+        return key, list(key)
+    return update_sort_key(partition_key, chunk_cardinalities, chunk_cardinalities)
 
 
 def _spark_fold(
@@ -137,9 +140,15 @@ def _spark_fold(
 
 
 def register(spark: object) -> None:
-    """Register the SQL functions ``tsdedup_compute_sort_key(map<string, bigint>)``,
-    ``tsdedup_update_sort_key(array<string>, array<string>)`` and
-    ``tsdedup_fold_sort_keys(array<string>, array<struct<chunk_seq, cardinalities>>)``."""
+    """Register the SQL functions
+
+    * ``tsdedup_compute_sort_key(cardinalities map<string, bigint>)``: a first key;
+    * ``tsdedup_update_sort_key(partition_key array<string>, chunk_cardinalities
+      map<string, bigint>)``: struct of the new partition key and the chunk key
+      (an empty or NULL partition key means the chunk is the partition's first);
+    * ``tsdedup_fold_sort_keys(partition_key, chunks array<struct<chunk_seq,
+      cardinalities>>)``: every chunk of a partition in order, see fold_chunks.
+    """
     udf = spark.udf  # type: ignore[attr-defined]
     udf.register("tsdedup_compute_sort_key", _spark_compute, "array<string>")
     udf.register("tsdedup_update_sort_key", _spark_update, UPDATE_RETURN_TYPE)

@@ -9,6 +9,7 @@
     discovered from the data; a point that writes a column with another type than
     the measurement's established one is left out (see int_type_conflicts).
     `dedup_mode` overrides var('tsdedup_dedup_mode'): 'fields' or 'last_row'.
+    Rows are written day by day in each day partition's sort key (sort_keys).
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}
@@ -17,6 +18,7 @@
     {%- set mode = dedup_mode or var('tsdedup_dedup_mode', 'fields') -%}
     {%- do tsdedup.validate_dedup_mode(mode) -%}
     {%- set points_relation = ref('stg_points') -%}
+    {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}
@@ -63,11 +65,38 @@ deduplicated as (
     ) | indent(4) }}
 )
 
+{%- if tag_columns %},
+
+partition_keys as (
+    {#- The sort key of each day partition, without `time` (time_ns sorts last). #}
+    select
+        partition_day,
+        filter(partition_key, column_name -> column_name != 'time') as key_tags
+    from {{ sort_keys_relation }}
+    where measurement = {{ tsdedup.string_literal(measurement_name) }}
+)
+{%- endif %}
+
 select
     {%- for column in tag_columns + field_columns %}
-    {{ column }},
+    d.{{ column }},
     {%- endfor %}
-    {{ tsdedup.time_from_ns('time_ns') }} as `time`,
-    time_ns
-from deduplicated
+    {{ tsdedup.time_from_ns('d.time_ns') }} as `time`,
+    d.time_ns
+from deduplicated as d
+{%- if tag_columns %}
+left join partition_keys as k
+    on to_date({{ tsdedup.time_from_ns('d.time_ns') }}) = k.partition_day
+{#- Each day's rows in its partition sort key's order, so data files are written sorted. #}
+order by
+    k.partition_day,
+    transform(k.key_tags, tag -> case tag
+        {%- for tag in columns['tags'] %}
+        when {{ tsdedup.string_literal(tag) }} then d.{{ tsdedup.quote_identifier(tag) }}
+        {%- endfor %}
+    end),
+    d.time_ns
+{%- else %}
+order by d.time_ns
+{%- endif %}
 {% endmacro %}

@@ -1,0 +1,120 @@
+"""Sort keys from tag cardinality across runs, and data files written in that order.
+
+The scenario is the IOx document's example: five files of one partition whose
+tag sets evolve, here ingested over two runs; a second day partition gets a key
+of its own from its first chunk's cardinalities.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from python_udfs.sort_key import fold_chunks
+from tests.integration.conftest import Workspace
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+DAY1 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
+DAY2 = DAY1 + 86_400 * 10**9
+HOUR = 3_600 * 10**9
+
+
+def lp(tags: dict[str, str], value: int, time_ns: int) -> str:
+    tag_part = "".join(f",{k}={v}" for k, v in tags.items())
+    return f"m{tag_part} v={value}i {time_ns}"
+
+
+def file_lines(tag_sets: list[dict[str, str]], day: int, value: int) -> list[str]:
+    # The same hours in every file, so chunks overlap and duplicates exist.
+    return [lp(tags, value, day + (i % 3) * HOUR) for i, tags in enumerate(tag_sets)]
+
+
+FILES = {
+    # IOx example, day 1: tags of each file.
+    "f1.lp": file_lines([{"tag1": "a"}, {"tag1": "b"}], DAY1, 1),
+    "f2.lp": file_lines([{"tag2": "x"}, {"tag2": "y"}], DAY1, 2),
+    "f3.lp": file_lines([{"tag1": "a", "tag3": "p"}, {"tag1": "b", "tag3": "q"}], DAY1, 3)
+    # Day 2 starts here: tag3 has 1 distinct value, tag1 has 3.
+    + file_lines(
+        [{"tag1": "a", "tag3": "p"}, {"tag1": "b", "tag3": "p"}, {"tag1": "c", "tag3": "p"}],
+        DAY2,
+        3,
+    ),
+    "f4.lp": file_lines([{"tag2": "x", "tag3": "p"}, {"tag2": "y", "tag3": "q"}], DAY1, 4)
+    + file_lines([{"tag2": "x", "tag3": "p"}], DAY2, 4),
+    "f5.lp": file_lines([{"tag1": "a", "tag4": "k"}, {"tag1": "b", "tag4": "k"}], DAY1, 5),
+}
+
+IOX_PARTITION_KEYS = [  # day 1, after chunks 1..5 (the document's table)
+    ["tag1", "time"],
+    ["tag1", "tag2", "time"],
+    ["tag1", "tag2", "tag3", "time"],
+    ["tag1", "tag2", "tag3", "time"],
+    ["tag1", "tag2", "tag3", "tag4", "time"],
+]
+IOX_FILE_KEYS = [
+    ["tag1", "time"],
+    ["tag2", "time"],
+    ["tag1", "tag3", "time"],
+    ["tag2", "tag3", "time"],
+    ["tag1", "tag4", "time"],
+]
+
+
+def _local(path: str) -> Path:
+    return Path(path.removeprefix("file:"))
+
+
+def test_keys_follow_the_iox_rules_and_files_come_back_sorted(workspace: Workspace) -> None:
+    ws = workspace
+    ws.add_measurement_model("m", "m")
+    names = sorted(FILES)
+    for name in names[:3]:
+        ws.land(name, "\n".join(FILES[name]) + "\n")
+    ws.build()
+    for name in names[3:]:  # the second run continues from the stored keys
+        ws.land(name, "\n".join(FILES[name]) + "\n")
+    ws.build()
+
+    catalog, history, current, files = ws.sql(
+        "select * from tsdedup.sort_key_catalog where measurement = 'm' "
+        "order by partition_day, chunk_seq",
+        "select * from tsdedup.sort_key_history where measurement = 'm' "
+        "order by partition_day, chunk_seq",
+        "select * from tsdedup.sort_keys where measurement = 'm' order by partition_day",
+        "select file_path, cast(partition.time_day as string) as day from tsdedup.m.files",
+    )
+
+    day1 = [r for r in catalog if r["partition_day"] == "2026-11-01"]
+    assert [r["chunk_seq"] for r in day1] == [1, 2, 3, 4, 5]
+    assert [r["partition_key"] for r in day1] == IOX_PARTITION_KEYS
+    assert [r["chunk_key"] for r in day1] == IOX_FILE_KEYS
+    assert [
+        (r["chunk_seq"], r["change"]) for r in history if r["partition_day"] == "2026-11-01"
+    ] == [
+        (1, "insert"),
+        (2, "update"),
+        (3, "update"),
+        (5, "update"),
+    ]
+
+    # Day 2: chunk 3 is its first chunk; tag3 (1 value) sorts before tag1 (3 values).
+    day2 = [r for r in catalog if r["partition_day"] == "2026-11-02"]
+    expected = fold_chunks(None, [(3, {"tag1": 3, "tag3": 1}), (4, {"tag2": 1, "tag3": 1})])
+    assert [r["partition_key"] for r in day2] == [c.partition_key for c in expected]
+    assert day2[0]["partition_key"] == ["tag3", "tag1", "time"]
+    assert day2[-1]["partition_key"] == ["tag3", "tag1", "tag2", "time"]
+
+    keys = {r["partition_day"]: r["partition_key"] for r in current}
+    assert set(keys) == {"2026-11-01", "2026-11-02"}
+    assert files
+    for data_file in files:
+        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
+        tags = [c for c in keys[data_file["day"]] if c != "time"]
+        order = [
+            (*((row[t] is not None, row[t] or "") for t in tags), row["time_ns"]) for row in rows
+        ]
+        assert order == sorted(order), data_file["file_path"]
