@@ -93,6 +93,10 @@ def base_conf(paths: Paths, log_level: str = "error") -> dict[str, str]:
         ),
         "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
         "spark.hadoop.hive.metastore.schema.verification": "false",
+        # A measurement table gains columns in the middle when a new tag appears;
+        # the embedded metastore would refuse that replace as a "type change" and
+        # leave the Iceberg commit in an unknown state.
+        "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
         "spark.hadoop.iceberg.engine.hive.lock-enabled": "false",
     }
     conf.update(spark_jar_conf(paths.jars))
