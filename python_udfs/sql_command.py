@@ -12,6 +12,7 @@ line: ``{"statement": <index>, "rows": [{column: value, ...}, ...]}``.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -66,10 +67,18 @@ def _plain(value: Any) -> Any:
 
 
 def run_sql(spark: Any, args: Sequence[str]) -> int:
+    """Run the statements in order; stop at the first that fails (exit code 1)."""
+    from pyspark.errors import PySparkException
+
     as_json, limit, statements = parse_args(args)
     for index, statement in enumerate(statements):
-        frame = spark.sql(statement)
-        rows = frame.collect() if limit is None else frame.limit(limit).collect()
+        try:
+            frame = spark.sql(statement)
+            rows = frame.collect() if limit is None else frame.limit(limit).collect()
+        except PySparkException as exc:
+            reason = str(exc).strip().splitlines()[0]
+            print(f"tsdedup sql: statement {index + 1} failed: {reason}", file=sys.stderr)
+            return 1
         records = [{k: _plain(v) for k, v in row.asDict().items()} for row in rows]
         if as_json:
             print(json.dumps({"statement": index, "rows": records}, ensure_ascii=False))

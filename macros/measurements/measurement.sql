@@ -10,6 +10,12 @@
     the measurement's established one is left out (see int_type_conflicts).
     `dedup_mode` overrides var('tsdedup_dedup_mode'): 'fields' or 'last_row'.
     Rows are written day by day in each day partition's sort key (sort_keys).
+
+    Incremental: a run reads the chunks ingested since the table's watermark
+    (see chunk_watermark.sql) and the table's rows in the day partitions those
+    chunks touch, deduplicates them together (the stored rows come first in
+    ingestion order) and overwrites just those partitions. Untouched partitions
+    are neither read nor rewritten.
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}
@@ -19,9 +25,27 @@
     {%- do tsdedup.validate_dedup_mode(mode) -%}
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
+    {%- set catalog_relation = ref('sort_key_catalog') -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}
+    {%- endif -%}
+
+    {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], stored_columns=[]) -%}
+    {%- if is_incremental() -%}
+        {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
+        {%- if watermark is none -%}
+            {% do exceptions.raise_compiler_error("tsdedup: " ~ this ~ " has no property tsdedup.last_chunk_seq, so which chunks it holds is unknown; rebuild it with --full-refresh --select " ~ model.name) %}
+        {%- endif -%}
+        {%- set merge.active = true -%}
+        {%- set merge.after_chunk = watermark -%}
+        {%- set merge.days = tsdedup.touched_partition_days(catalog_relation, measurement_name, watermark) -%}
+        {%- for column in adapter.get_columns_in_relation(this) -%}
+            {%- do merge.stored_columns.append(column.name) -%}
+        {%- endfor -%}
+        {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
+            ~ " into " ~ merge.days | length ~ " day partition(s)", info=True) }}
     {%- endif -%}
 
     {%- set tag_columns = [] -%}
@@ -33,7 +57,7 @@
         {%- do field_columns.append(tsdedup.quote_identifier(field.name)) -%}
     {%- endfor -%}
 
-with points as (
+with new_points as (
     {#- Points of this measurement whose every column has the established type. #}
     {%- set items = ['chunk_seq', 'position', 'time_ns'] %}
     {%- for tag in columns['tags'] %}
@@ -47,6 +71,9 @@ with points as (
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
+        {%- if merge.active %}
+        and chunk_seq > {{ merge.after_chunk }}
+        {%- endif %}
         and {{ tsdedup._only_established_keys('tags', columns['tags']) }}
         {%- for type_name in ['float', 'integer', 'unsigned', 'string', 'boolean'] %}
         {%- set names = [] %}
@@ -54,6 +81,45 @@ with points as (
         and {{ tsdedup._only_established_keys(tsdedup.field_map_column(type_name), names) }}
         {%- endfor %}
 ),
+{%- if merge.active %}
+
+stored_points as (
+    {#- What the table holds in the day partitions the new chunks touch; it comes
+        before every new chunk in ingestion order. #}
+    {%- set items = ['0 as chunk_seq', '0 as position', 'time_ns'] %}
+    {%- for column in columns['tags'] %}
+        {%- do items.append(tsdedup.quote_identifier(column) if column in merge.stored_columns
+            else 'cast(null as string) as ' ~ tsdedup.quote_identifier(column)) %}
+    {%- endfor %}
+    {%- for field in columns['fields'] %}
+        {%- do items.append(tsdedup.quote_identifier(field.name) if field.name in merge.stored_columns
+            else 'cast(null as ' ~ tsdedup.field_sql_type(field.type) ~ ') as ' ~ tsdedup.quote_identifier(field.name)) %}
+    {%- endfor %}
+    select
+        {{ items | join(',\n        ') }}
+    from {{ this }}
+    {%- if merge.days %}
+    where
+        {%- for day in merge.days %}
+        {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() %}
+        {{ 'or ' if not loop.first }}(`time` >= timestamp'{{ day }} 00:00:00' and `time` < timestamp'{{ next_day }} 00:00:00')
+        {%- endfor %}
+    {%- else %}
+    where 1 = 0
+    {%- endif %}
+),
+
+points as (
+    select * from stored_points
+    union all
+    select * from new_points
+),
+{%- else %}
+
+points as (
+    select * from new_points
+),
+{%- endif %}
 
 deduplicated as (
     {{ tsdedup.deduplicate_points(

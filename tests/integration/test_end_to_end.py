@@ -97,6 +97,13 @@ def test_show_returns_deduplicated_points(module_workspace: Workspace) -> None:
     assert {r["copies"] for r in rows} == {1}
 
 
+def test_sql_errors_are_one_line_not_a_traceback(module_workspace: Workspace) -> None:
+    result = module_workspace.tsdedup("sql", "select 1", "select no_such_column from tsdedup.h2o")
+    assert result.code == 1
+    assert "tsdedup sql: statement 2 failed: [UNRESOLVED_COLUMN" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_second_run_without_new_files_changes_nothing(module_workspace: Workspace) -> None:
     ws = module_workspace
     statements = (

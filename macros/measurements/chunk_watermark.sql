@@ -1,0 +1,40 @@
+{#
+    Which chunks a measurement table already holds. A run merges every chunk after
+    the table's watermark, then records as the new watermark the last chunk of
+    the sort-key catalog, which has a row for every chunk with accepted points
+    (table property `tsdedup.last_chunk_seq`, written by the measurement models'
+    post-hook after their data commit). Nothing ingests while a run builds the
+    measurement tables (one run per home), so that is the last chunk merged.
+
+    A run that dies between the two leaves the old watermark; the next run merges
+    the same chunks again on top of data that already holds them, which gives the
+    same result (every winner is the last value in ingestion order among the
+    chunks merged, and those are re-applied together).
+#}
+{% macro last_cataloged_chunk_seq() %}
+    {%- set catalog_relation = ref('sort_key_catalog') -%}
+    {%- if not execute -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set result = run_query('select coalesce(max(chunk_seq), 0) from ' ~ catalog_relation) -%}
+    {{ return(result.columns[0].values()[0] | int) }}
+{% endmacro %}
+
+{% macro read_chunk_watermark(relation) %}
+    {%- if not execute or relation is none -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set rows = run_query('show tblproperties ' ~ relation) -%}
+    {%- for row in rows.rows if row[0] == 'tsdedup.last_chunk_seq' -%}
+        {{ return(row[1] | int) }}
+    {%- endfor -%}
+    {{ return(none) }}
+{% endmacro %}
+
+{% macro record_chunk_watermark(relation) %}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return("alter table " ~ relation ~ " set tblproperties ('tsdedup.last_chunk_seq' = '"
+        ~ tsdedup.last_cataloged_chunk_seq() ~ "')") }}
+{% endmacro %}
