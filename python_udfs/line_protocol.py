@@ -303,6 +303,53 @@ def _check_utf8(text: str, line_start: int, end: int) -> None:
         )
 
 
+_NEEDS_SCANNER = re.compile(r'[\\"\x00-\x1f\x7f\udc80-\udcff]|  ')
+
+
+def _parse_plain(line: str, precision: str) -> Point | None:
+    """A fast path for the common line: no escapes, no quotes, no control
+    characters, single spaces. Returns the point only when the line is valid;
+    None sends the line to the full scanner, which decides (and explains errors).
+    """
+    if _NEEDS_SCANNER.search(line) is not None:
+        return None
+    parts = line.split(" ")
+    if len(parts) not in (2, 3):
+        return None
+    head = parts[0].split(",")
+    measurement = head[0]
+    if not measurement or measurement[0] == "#":
+        return None
+    tags: dict[str, str] = {}
+    for item in head[1:]:
+        pair = item.split("=")
+        if len(pair) != 2 or not pair[0] or not pair[1] or pair[0] in tags:
+            return None
+        tags[pair[0]] = pair[1]
+    fields: dict[str, FieldValue] = {}
+    types: dict[str, str] = {}
+    for item in parts[1].split(","):
+        pair = item.split("=")
+        if len(pair) != 2 or not pair[0] or not pair[1]:
+            return None
+        try:
+            value, type_ = _typed_value(pair[1])
+        except ValueError:
+            return None
+        fields.pop(pair[0], None)
+        fields[pair[0]] = value
+        types[pair[0]] = type_
+    time_ns = None
+    if len(parts) == 3:
+        if _TIMESTAMP.fullmatch(parts[2]) is None:
+            return None
+        try:
+            time_ns = scale_timestamp(int(parts[2]), precision)
+        except ValueError:
+            return None
+    return Point(measurement, tags, fields, time_ns, types)
+
+
 def parse_line(line: str, precision: str = "ns") -> Point:
     """Parse one line of line protocol (a trailing newline is allowed).
 
@@ -349,6 +396,12 @@ def iter_lines(
             first += 1
         if first >= content_end or text[first] == "#":
             yield line_no, text[start:content_end], None
+            pos, line_no = line_end + 1, line_no + 1
+            continue
+        line = text[first:content_end]
+        quick = _parse_plain(line, precision)
+        if quick is not None:
+            yield line_no, text[start:content_end], quick
             pos, line_no = line_end + 1, line_no + 1
             continue
         scanner = _Scanner(text, first, start, precision)

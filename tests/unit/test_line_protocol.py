@@ -12,6 +12,7 @@ from python_udfs.line_protocol import (
     EncodeError,
     LineProtocolError,
     Point,
+    _parse_plain,
     default_time,
     format_line,
     iter_lines,
@@ -223,3 +224,45 @@ def test_format_refuses_what_cannot_round_trip() -> None:
         format_line(Point("m", {"k": "a\\"}, {"v": 1.0}, None, {"v": "float"}))
     with pytest.raises(EncodeError):
         format_line(Point("m", {}, {}, None, {}))
+
+
+# --- the fast path for plain lines --------------------------------------------------------------
+
+_lp_chars = st.text(alphabet='ab=, 1.5i-uTtf#\\"\t', min_size=1, max_size=30)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_lp_chars)
+def test_fast_path_accepts_only_what_the_scanner_accepts_and_agrees(line: str) -> None:
+    quick = _parse_plain(line, "ns")
+    try:
+        full: Point | None = parse_line(line)
+    except LineProtocolError:
+        full = None
+    if quick is not None:
+        assert full is not None and _same(quick, full), line
+
+
+@settings(max_examples=300, deadline=None)
+@given(points())
+def test_fast_path_reads_formatted_points(point: Point) -> None:
+    line = format_line(point)
+    quick = _parse_plain(line, "ns")
+    if quick is not None:
+        assert _same(quick, point)
+
+
+def test_fast_path_handles_the_common_line_and_defers_the_rest() -> None:
+    line = "cpu,host=a,region=b usage=1.5,n=-2i,u=3u,ok=t 1700000000000000000"
+    quick = _parse_plain(line, "ns")
+    assert quick is not None and _same(quick, parse_line(line))
+    assert quick.field_types == {"usage": "float", "n": "integer", "u": "unsigned", "ok": "boolean"}
+    for other in (
+        line.replace("cpu", "c\\ pu"),  # an escape
+        'cpu s="x" 1',  # a string field
+        "cpu v=1  1",  # two spaces
+        "cpu v=1 1 ",  # a trailing space
+        "cpu v=NaN 1",  # an error: the scanner explains it
+        "cpu v=1 9223372036854775807",  # fine in ns, out of range in ms
+    ):
+        assert _parse_plain(other, "ms") is None, other
