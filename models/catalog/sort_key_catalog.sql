@@ -1,6 +1,7 @@
 {#
-    The sort-key catalog: for every chunk and time partition (measurement, day)
-    it touches, the chunk's own sort key and the partition's sort key after it,
+    The chunk catalog: for every chunk and time partition (measurement, day) it
+    touches, its points and time range, the chunk's own sort key and the
+    partition's sort key after it,
     following the IOx rules (python_udfs/sort_key.py). Rows with `key_changed`
     are the partition key's history: the first chunk of a partition sets it,
     a chunk with new tags extends it just before `time`.
@@ -13,7 +14,7 @@
         materialized='incremental',
         incremental_strategy='append',
         file_format='iceberg',
-        on_schema_change='fail',
+        on_schema_change='append_new_columns',
     )
 }}
 
@@ -22,6 +23,9 @@ with new_chunks as (
         measurement,
         partition_day,
         chunk_seq,
+        point_count,
+        min_time_ns,
+        max_time_ns,
         cardinalities
     from {{ ref('int_chunk_tag_cardinalities') }}
     {%- if is_incremental() %}
@@ -87,6 +91,9 @@ select
     k.partition_key,
     k.key_changed,
     n.cardinalities,
+    n.point_count,
+    n.min_time_ns,
+    n.max_time_ns,
     cast({{ tsdedup.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as timestamp) as recorded_at
 from chunk_keys as k
 inner join new_chunks as n

@@ -1,13 +1,15 @@
 {#
     One row per chunk and time partition (measurement, day of `time`) with
-    accepted points: how many distinct values each tag has there. The first chunk
-    of a partition orders the partition's sort key by these counts.
+    accepted points: how many points, their time range, and how many distinct
+    values each tag has there. The first chunk of a partition orders the
+    partition's sort key by these counts.
 #}
 with accepted_points as (
     select
         p.measurement,
         to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
         p.chunk_seq,
+        p.time_ns,
         p.tags
     from {{ ref('stg_points') }} as p
     left anti join {{ ref('int_type_conflicts') }} as c
@@ -15,11 +17,15 @@ with accepted_points as (
 ),
 
 chunk_partitions as (
-    select distinct
+    select
         measurement,
         partition_day,
-        chunk_seq
+        chunk_seq,
+        count(*) as point_count,
+        min(time_ns) as min_time_ns,
+        max(time_ns) as max_time_ns
     from accepted_points
+    group by measurement, partition_day, chunk_seq
 ),
 
 tag_values as (
@@ -56,6 +62,9 @@ select
     p.measurement,
     p.partition_day,
     p.chunk_seq,
+    p.point_count,
+    p.min_time_ns,
+    p.max_time_ns,
     coalesce(t.cardinalities, cast(map() as map<string, bigint>)) as cardinalities
 from chunk_partitions as p
 left join tag_counts as t
