@@ -94,6 +94,7 @@ def print_summary(schema: str) -> None:
         + ("" if balanced else "  (DOES NOT BALANCE: a measurement has no model?)")
         + f"; {unreadable} unreadable lines rejected."
     )
+    print_run_statistics(spark, q)
     rejects = spark.sql(
         f"select source_file, line_number, reject_reason from {q}.rpt_rejects "
         "order by chunk_seq, line_number"
@@ -101,6 +102,25 @@ def print_summary(schema: str) -> None:
     if rejects:
         print(f"\nRejected ({len(rejects)}; all of them in {schema}.rpt_rejects):")
         print(_table([[f"{r[0]}:{r[1]}", r[2]] for r in rejects[:20]], ["where", "reason"]))
+
+
+def print_run_statistics(spark: Any, schema: str) -> None:
+    """Print what the last run did to each measurement table, partition by partition."""
+    table = f"{schema}.run_statistics"
+    stats = spark.sql(
+        "select model_name, cast(partition_day as string), chunks_merged, points_merged, "
+        "rows_before, rows_after, duplicates_removed, files_rewritten, files_written, "
+        f"format_number(seconds, 1) from {table} "
+        f"where invocation_id = (select max_by(invocation_id, recorded_at) from {table}) "
+        "order by model_name, partition_day"
+    ).collect()
+    if not stats:
+        print("\nThis run changed no measurement table (nothing new to merge).")
+        return
+    print(f"\nThis run, per table and day partition (history in {schema}.run_statistics):")
+    headers = ["table", "day", "chunks", "points", "rows before", "rows after"]
+    headers += ["duplicates removed", "files rewritten", "files written", "seconds"]
+    print(_table([list(r) for r in stats], headers))
 
 
 def _location(spark: Any, table: str) -> str:

@@ -12,10 +12,15 @@
     Rows are written day by day in each day partition's sort key (sort_keys).
 
     Incremental: a run reads the chunks ingested since the table's watermark
-    (see chunk_watermark.sql) and the table's rows in the day partitions those
-    chunks touch, deduplicates them together (the stored rows come first in
-    ingestion order) and overwrites just those partitions. Untouched partitions
-    are neither read nor rewritten.
+    (see read_chunk_watermark.sql). When no stored data file overlaps them in time
+    (plan_measurement_write, from metadata), it deduplicates them among
+    themselves and appends them; nothing stored is read or rewritten. Otherwise
+    it reads the table's rows in the day partitions those chunks touch,
+    deduplicates them together (the stored rows come first in ingestion order)
+    and overwrites just those partitions. Untouched partitions are neither read
+    nor rewritten. The compiled SQL starts with the write mode
+    (`/* tsdedup write mode: append */`), which tells the incremental
+    materialization to insert instead of overwrite (dbt_spark_get_incremental_sql).
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}
@@ -23,6 +28,10 @@
     {%- endif -%}
     {%- set mode = dedup_mode or var('tsdedup_dedup_mode', 'fields') -%}
     {%- do tsdedup.validate_dedup_mode(mode) -%}
+    {#- After the data commit, record the measurement, its winner rule and the new
+        watermark (rendered then, not now; the name travels as a JSON string
+        literal, so no name can break out of it). -#}
+    {{ config(post_hook="{{ tsdedup.record_chunk_watermark(this, " ~ (measurement_name | tojson) ~ ", " ~ (mode | tojson) ~ ") }}") }}
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
@@ -32,42 +41,40 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], stored_columns=[]) -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], stored_columns=[], mode='rebuild') -%}
     {%- if is_incremental() -%}
         {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
         {%- if watermark is none -%}
             {% do exceptions.raise_compiler_error("tsdedup: " ~ this ~ " has no property tsdedup.last_chunk_seq, so which chunks it holds is unknown; rebuild it with --full-refresh --select " ~ model.name) %}
         {%- endif -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
-        {%- set merge.days = tsdedup.touched_partition_days(catalog_relation, measurement_name, watermark) -%}
+        {%- set merge.mode = plan['mode'] -%}
+        {%- set merge.days = plan['days'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.append(column.name) -%}
         {%- endfor -%}
-        {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
-            ~ " into " ~ merge.days | length ~ " day partition(s)", info=True) }}
+        {%- if not merge.days -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
+        {%- elif merge.mode == 'append' -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": appending the chunks after chunk " ~ watermark
+                ~ " to " ~ merge.days | length ~ " day partition(s); no stored data overlaps them in time", info=True) }}
+        {%- else -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
+                ~ " into " ~ merge.days | length ~ " day partition(s) (" ~ plan['overlapping_days'] | length
+                ~ " overlap stored data in time)", info=True) }}
+        {%- endif -%}
     {%- endif -%}
 
-    {%- set tag_columns = [] -%}
-    {%- for tag in columns['tags'] -%}
-        {%- do tag_columns.append(tsdedup.quote_identifier(tag)) -%}
-    {%- endfor -%}
-    {%- set field_columns = [] -%}
-    {%- for field in columns['fields'] -%}
-        {%- do field_columns.append(tsdedup.quote_identifier(field.name)) -%}
-    {%- endfor -%}
+    {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
+    {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
 
+/* tsdedup write mode: {{ merge.mode }} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type. #}
-    {%- set items = ['chunk_seq', 'position', 'time_ns'] %}
-    {%- for tag in columns['tags'] %}
-        {%- do items.append('tags[' ~ tsdedup.string_literal(tag) ~ '] as ' ~ tsdedup.quote_identifier(tag)) %}
-    {%- endfor %}
-    {%- for field in columns['fields'] %}
-        {%- do items.append(tsdedup.field_map_column(field.type) ~ '[' ~ tsdedup.string_literal(field.name) ~ '] as ' ~ tsdedup.quote_identifier(field.name)) %}
-    {%- endfor %}
     select
-        {{ items | join(',\n        ') }}
+        {{ tsdedup._new_point_items(columns) | join(',\n        ') }}
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
@@ -81,22 +88,13 @@ with new_points as (
         and {{ tsdedup._only_established_keys(tsdedup.field_map_column(type_name), names) }}
         {%- endfor %}
 ),
-{%- if merge.active %}
+{%- if merge.mode == 'overwrite' %}
 
 stored_points as (
     {#- What the table holds in the day partitions the new chunks touch; it comes
         before every new chunk in ingestion order. #}
-    {%- set items = ['0 as chunk_seq', '0 as position', 'time_ns'] %}
-    {%- for column in columns['tags'] %}
-        {%- do items.append(tsdedup.quote_identifier(column) if column in merge.stored_columns
-            else 'cast(null as string) as ' ~ tsdedup.quote_identifier(column)) %}
-    {%- endfor %}
-    {%- for field in columns['fields'] %}
-        {%- do items.append(tsdedup.quote_identifier(field.name) if field.name in merge.stored_columns
-            else 'cast(null as ' ~ tsdedup.field_sql_type(field.type) ~ ') as ' ~ tsdedup.quote_identifier(field.name)) %}
-    {%- endfor %}
     select
-        {{ items | join(',\n        ') }}
+        {{ tsdedup._stored_point_items(columns, merge.stored_columns) | join(',\n        ') }}
     from {{ this }}
     {%- if merge.days %}
     where

@@ -85,6 +85,16 @@ def test_sample_build_deduplicates_and_accounts_for_every_line(
     # The sample shows the accounting identity it checked.
     assert f"+ {removed} duplicates removed" in result.stdout
 
+    # The run's statistics: every table built from all its chunks, partition by
+    # partition, adding up to the tables and the duplicates removed.
+    assert "This run, per table and day partition" in result.stdout
+    (stats,) = ws.sql("select * from tsdedup.run_statistics")
+    assert {r["model_name"] for r in stats} == set(models)
+    assert all(r["full_refresh"] and r["rows_before"] == 0 for r in stats)
+    assert sum(int(r["rows_after"]) for r in stats) == sum(len(t) for t in tables)
+    assert sum(int(r["duplicates_removed"]) for r in stats) == removed
+    assert sum(int(r["points_merged"]) for r in stats) == kept
+
 
 def test_show_returns_deduplicated_points(module_workspace: Workspace) -> None:
     ws = module_workspace
@@ -116,6 +126,7 @@ def test_second_run_without_new_files_changes_nothing(module_workspace: Workspac
     # The sample folder again: every file is already ingested.
     result = ws.tsdedup("sample").check()
     assert "0 new file(s) to ingest" in result.stdout
+    assert "This run changed no measurement table" in result.stdout
     after = ws.sql(*statements)
     assert after[0] == before[0]
     assert after[1] == [{"added": "0"}]  # the run's commit on the raw log added nothing

@@ -23,7 +23,7 @@ MINUTE = 60 * 10**9
 SEED = int(os.environ.get("TSDEDUP_TEST_SEED", "20261122"))
 
 
-def random_chunk(rng: random.Random, days: list[int], late_tag: bool) -> str:
+def random_chunk(rng: random.Random, days: list[int], late_tag: bool, minute0: int = 0) -> str:
     lines = []
     for _ in range(rng.randint(5, 25)):
         tags = []
@@ -39,7 +39,8 @@ def random_chunk(rng: random.Random, days: list[int], late_tag: bool) -> str:
             fields.append(f"count={rng.randint(0, 9)}i")
         if not fields:
             fields.append("ok=true")
-        time_ns = DAY0 + rng.choice(days) * DAY + rng.randint(0, 4) * MINUTE + rng.choice([0, 0, 1])
+        minute = minute0 + rng.randint(0, 4)
+        time_ns = DAY0 + rng.choice(days) * DAY + minute * MINUTE + rng.choice([0, 0, 1])
         head = ",".join(["inc", *tags])
         lines.append(f"{head} {','.join(fields)} {time_ns}")
     return "\n".join(lines) + "\n"
@@ -59,6 +60,72 @@ def table_state(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
     )
 
 
+def day_of(time_ns: object) -> str:
+    import datetime
+
+    seconds = int(str(time_ns)) // 10**9
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).date().isoformat()
+
+
+def batch_days(batch: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """Per day: (chunks with points there, points there) of a batch of chunks."""
+    chunks: dict[str, int] = {}
+    points: dict[str, int] = {}
+    for _name, text in batch:
+        days = [day_of(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line]
+        for day in set(days):
+            chunks[day] = chunks.get(day, 0) + 1
+        for day in days:
+            points[day] = points.get(day, 0) + 1
+    return {day: (chunks[day], points[day]) for day in chunks}
+
+
+def count_by_day(rows: list[dict[str, object]], key: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        day = day_of(row["time_ns"]) if key == "time_ns" else str(row[key])
+        counts[day] = counts.get(day, 0) + 1
+    return counts
+
+
+def check_run_statistics(
+    ws: Workspace,
+    run: int,
+    batch: list[tuple[str, str]],
+    before: tuple[list[dict[str, object]], ...],
+    after: tuple[list[dict[str, object]], ...],
+    appended: bool,
+) -> None:
+    """The run's rows in run_statistics agree with the chunks and the table."""
+    (stats,) = ws.sql(
+        "select * from tsdedup.run_statistics where model_name = 'inc'"
+        " and run_started_at = (select max(run_started_at) from tsdedup.run_statistics)"
+    )
+    merged = batch_days(batch)
+    assert {str(r["partition_day"]) for r in stats} == set(merged), f"run {run}"
+    rows_before = count_by_day(before[0], "time_ns")
+    rows_after = count_by_day(after[0], "time_ns")
+    files_before = count_by_day(before[2], "day")
+    files_after = count_by_day(after[2], "day")
+    for row in stats:
+        day = str(row["partition_day"])
+        assert row["measurement"] == "inc"
+        assert row["full_refresh"] == (run == 1)
+        assert (row["chunks_merged"], row["points_merged"]) == merged[day], (run, day)
+        assert row["rows_before"] == rows_before.get(day, 0), (run, day)
+        assert row["rows_after"] == rows_after[day], (run, day)
+        assert row["duplicates_removed"] == (
+            rows_before.get(day, 0) + merged[day][1] - rows_after[day]
+        )
+        if appended:  # new files beside the stored ones
+            assert row["files_rewritten"] == 0, (run, day)
+            assert row["files_written"] == files_after[day] - files_before.get(day, 0)
+        else:  # the partition's files replaced
+            assert row["files_rewritten"] == files_before.get(day, 0), (run, day)
+            assert row["files_written"] == files_after[day], (run, day)
+        assert float(str(row["seconds"])) > 0
+
+
 def as_set(rows: list[dict[str, object]]) -> set[tuple[object, ...]]:
     return {tuple(row.get(c) for c in COLUMNS) for row in rows}
 
@@ -76,39 +143,45 @@ def test_incremental_runs_equal_the_semantics_and_a_full_rebuild(workspace: Work
     (ws.project / "models" / "measurements" / "inc_last.sql").write_text(
         "{{ tsdedup.measurement('inc', dedup_mode='last_row') }}\n", encoding="utf-8"
     )
-    # Run 1 touches days 0-1, run 2 days 1-2 (and replays a chunk), run 3 day 3 only.
-    runs = [([0, 1], False, 3), ([1, 2], True, 3), ([3], True, 2)]
+    # Run 1 touches days 0-1, run 2 days 1-2 (and replays a chunk): merged with
+    # stored rows. Run 3 brings day 3, run 4 later minutes of day 3: nothing stored
+    # overlaps them in time, so they are appended.
+    runs = [([0, 1], False, 3, 0), ([1, 2], True, 3, 0), ([3], True, 2, 0), ([3], True, 2, 30)]
     landed: list[tuple[str, bytes]] = []
     files_before_last_run: list[dict[str, object]] = []
-    for run, (days, late_tag, chunks) in enumerate(runs, start=1):
-        batch = [
-            (f"run{run}_{i:02d}.lp", random_chunk(rng, days, late_tag).encode())
+    state: tuple[list[dict[str, object]], ...] = ([], [], [])
+    for run, (days, late_tag, chunks, minute0) in enumerate(runs, start=1):
+        texts = [
+            (f"run{run}_{i:02d}.lp", random_chunk(rng, days, late_tag, minute0))
             for i in range(chunks)
         ]
         if run == 2:
-            batch.append((f"run{run}_99_replay.lp", landed[0][1]))
+            texts.append((f"run{run}_99_replay.lp", landed[0][1].decode()))
+        batch = [(name, text.encode()) for name, text in texts]
         for name, content in batch:
             ws.land(name, content)
         landed.extend(sorted(batch))
         if run == len(runs):
-            files_before_last_run = table_state(ws)[2]
+            files_before_last_run = state[2]
         result = ws.build()
-        if run > 1:
-            assert "merging the chunks after chunk" in result.stdout
-        fields_rows, last_rows, files = table_state(ws)
+        if run == 2:
+            assert "inc: merging the chunks after chunk" in result.stdout
+        if run > 2:
+            assert "inc: appending the chunks after chunk" in result.stdout
+        before, state = state, table_state(ws)
+        check_run_statistics(ws, run, texts, before, state, appended=run > 2)
+        fields_rows, last_rows, files = state
         want_fields, want_last = expected_sets(landed)
         assert len(fields_rows) == len(want_fields), f"run {run}"
         assert as_set(fields_rows) == want_fields, f"run {run}"
         assert as_set(last_rows) == want_last, f"run {run}"
 
-    # The last run touched day 3 only: the other days' files were not rewritten.
-    old_days = {r["day"]: r["file_path"] for r in files_before_last_run}
-    new_days = {r["day"]: r["file_path"] for r in files}
-    assert "2026-11-04" in new_days and "2026-11-04" not in old_days
-    for day in ("2026-11-01", "2026-11-02", "2026-11-03"):
-        before = sorted(str(r["file_path"]) for r in files_before_last_run if r["day"] == day)
-        after = sorted(str(r["file_path"]) for r in files if r["day"] == day)
-        assert before and before == after, day
+    # The last run appended to day 3: no file was rewritten, only files added there.
+    for day in ("2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04"):
+        before = {str(r["file_path"]) for r in files_before_last_run if r["day"] == day}
+        after = {str(r["file_path"]) for r in files if r["day"] == day}
+        assert before and before <= after, day
+        assert (before == after) == (day != "2026-11-04"), day
 
     incremental = table_state(ws)
     ws.build("--full-refresh", "--select", "inc", "inc_last")

@@ -11,15 +11,6 @@
     same result (every winner is the last value in ingestion order among the
     chunks merged, and those are re-applied together).
 #}
-{% macro last_cataloged_chunk_seq() %}
-    {%- set catalog_relation = ref('sort_key_catalog') -%}
-    {%- if not execute -%}
-        {{ return(0) }}
-    {%- endif -%}
-    {%- set result = run_query('select coalesce(max(chunk_seq), 0) from ' ~ catalog_relation) -%}
-    {{ return(result.columns[0].values()[0] | int) }}
-{% endmacro %}
-
 {% macro read_chunk_watermark(relation) %}
     {%- if not execute or relation is none -%}
         {{ return(0) }}
@@ -29,12 +20,4 @@
         {{ return(row[1] | int) }}
     {%- endfor -%}
     {{ return(none) }}
-{% endmacro %}
-
-{% macro record_chunk_watermark(relation) %}
-    {%- if not execute -%}
-        {{ return('') }}
-    {%- endif -%}
-    {{ return("alter table " ~ relation ~ " set tblproperties ('tsdedup.last_chunk_seq' = '"
-        ~ tsdedup.last_cataloged_chunk_seq() ~ "')") }}
 {% endmacro %}

@@ -1,0 +1,57 @@
+{#
+    Maintenance: rewrite the small data files of measurement tables into fewer,
+    sorted ones (Iceberg `rewrite_data_files`, sort strategy), one day partition
+    at a time in that partition's sort key, so compaction keeps every file sorted
+    as the writes do. Rows do not change; the rewrite is one new snapshot per
+    partition, and earlier snapshots stay readable until they expire.
+
+        tsdedup run-operation compact_measurements
+        tsdedup run-operation compact_measurements --args '{models: [h2o], min_files: 2}'
+
+    `min_files`: compact a partition only when it has at least this many data
+    files (default 2). `dry_run`: list what would be compacted.
+#}
+{% macro compact_measurements(models=none, min_files=2, dry_run=false) %}
+    {%- if min_files is not number or min_files < 2 -%}
+        {% do exceptions.raise_compiler_error("tsdedup.compact_measurements: min_files must be a whole number of at least 2, got " ~ min_files) %}
+    {%- endif -%}
+    {%- set sort_keys = tsdedup.model_relation('sort_keys') -%}
+    {%- set catalog = var('tsdedup_iceberg_catalog', 'spark_catalog') -%}
+    {%- for table in tsdedup.measurement_relations(models) -%}
+        {%- set candidates = run_query(
+            'select cast(p.`partition`.time_day as string) as day, p.file_count, to_json(k.partition_key) as partition_key'
+            ~ ' from ' ~ table.relation ~ '.partitions as p'
+            ~ ' left join ' ~ sort_keys ~ ' as k on k.partition_day = p.`partition`.time_day'
+            ~ ' and k.measurement = ' ~ tsdedup.string_literal(table.measurement)
+            ~ ' where p.file_count >= ' ~ min_files
+            ~ ' order by day'
+        ).rows -%}
+        {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files", info=True) }}
+        {%- for day, file_count, partition_key_json in candidates -%}
+            {%- set order = [] -%}
+            {%- for column in (fromjson(partition_key_json) if partition_key_json else ['time']) -%}
+                {%- do order.append(('time_ns' if column == 'time' else tsdedup.quote_identifier(column)) ~ ' ASC NULLS FIRST') -%}
+            {%- endfor -%}
+            {%- if 'time_ns ASC NULLS FIRST' not in order -%}
+                {%- do order.append('time_ns ASC NULLS FIRST') -%}
+            {%- endif -%}
+            {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() -%}
+            {%- set where = "time >= TIMESTAMP '" ~ day ~ " 00:00:00' AND time < TIMESTAMP '" ~ next_day ~ " 00:00:00'" -%}
+            {%- set call -%}
+call {{ catalog }}.system.rewrite_data_files(
+    table => {{ tsdedup.string_literal(table.relation | string) }},
+    strategy => 'sort',
+    sort_order => {{ tsdedup.string_literal(order | join(', ')) }},
+    where => {{ tsdedup.string_literal(where) }},
+    options => map('rewrite-all', 'true')
+)
+            {%- endset -%}
+            {%- if dry_run -%}
+                {{ log("tsdedup: " ~ table.model ~ " " ~ day ~ ": would compact " ~ file_count ~ " files in order " ~ order | join(', '), info=True) }}
+            {%- else -%}
+                {%- set outcome = run_query(call).rows[0] -%}
+                {{ log("tsdedup: " ~ table.model ~ " " ~ day ~ ": " ~ outcome[0] ~ " files rewritten into " ~ outcome[1], info=True) }}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+{% endmacro %}

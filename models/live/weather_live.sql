@@ -1,0 +1,1 @@
+{{ tsdedup.live_measurement(ref('weather')) }}
