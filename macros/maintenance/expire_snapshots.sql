@@ -9,7 +9,7 @@
         tsdedup run-operation expire_snapshots --args '{retain_days: 30}'
 
     Applies to every Iceberg table of the project (raw chunks, catalog,
-    measurement tables, run statistics), or to the models in `models`.
+    measurement tables, run statistics, key index), or to the models in `models`.
 #}
 {% macro expire_snapshots(retain_days=7, retain_last=1, models=none) %}
     {%- if retain_days is not number or retain_days < 0 -%}
@@ -34,10 +34,11 @@
         {%- endif -%}
     {%- endfor -%}
     {%- if models is none -%}
-        {%- set statistics = tsdedup.run_statistics_relation() -%}
-        {%- if adapter.get_relation(database=statistics.database, schema=statistics.schema, identifier=statistics.identifier) is not none -%}
-            {%- do tables.append(statistics) -%}
-        {%- endif -%}
+        {%- for relation in [tsdedup.run_statistics_relation(), tsdedup.key_index_relation()] -%}
+            {%- if adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none -%}
+                {%- do tables.append(relation) -%}
+            {%- endif -%}
+        {%- endfor -%}
     {%- endif -%}
     {%- for relation in tables -%}
         {%- set call -%}

@@ -29,9 +29,14 @@
     {%- set mode = dedup_mode or var('tsdedup_dedup_mode', 'fields') -%}
     {%- do tsdedup.validate_dedup_mode(mode) -%}
     {#- After the data commit, record the measurement, its winner rule and the new
-        watermark (rendered then, not now; the name travels as a JSON string
-        literal, so no name can break out of it). -#}
-    {{ config(post_hook="{{ tsdedup.record_chunk_watermark(this, " ~ (measurement_name | tojson) ~ ", " ~ (mode | tojson) ~ ") }}") }}
+        watermark, then bring the key index up to date (rendered then, not now;
+        the name travels as a JSON string literal, so no name can break out of it). -#}
+    {{ config(post_hook=[
+        "{{ tsdedup.record_chunk_watermark(this, " ~ (measurement_name | tojson) ~ ", " ~ (mode | tojson) ~ ") }}",
+        "{{ tsdedup.update_key_index(this, 'clear') }}",
+        "{{ tsdedup.update_key_index(this, 'fill') }}",
+        "{{ tsdedup.record_key_index(this) }}",
+    ]) }}
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
@@ -47,7 +52,7 @@
         {%- if watermark is none -%}
             {% do exceptions.raise_compiler_error("tsdedup: " ~ this ~ " has no property tsdedup.last_chunk_seq, so which chunks it holds is unknown; rebuild it with --full-refresh --select " ~ model.name) %}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
         {%- set merge.mode = plan['mode'] -%}
@@ -59,7 +64,8 @@
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
         {%- elif merge.mode == 'append' -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": appending the chunks after chunk " ~ watermark
-                ~ " to " ~ merge.days | length ~ " day partition(s); no stored data overlaps them in time", info=True) }}
+                ~ " to " ~ merge.days | length ~ " day partition(s); no stored data overlaps them in time"
+                ~ (" or, by the key index, in keys" if plan['index_checked_days'] else ""), info=True) }}
         {%- else -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
                 ~ " into " ~ merge.days | length ~ " day partition(s) (" ~ plan['overlapping_days'] | length

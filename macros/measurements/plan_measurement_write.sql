@@ -8,18 +8,29 @@
         from Iceberg's `files` metadata table (column bounds of `time_ns`).
 
     If no stored file of a touched partition overlaps the new points' time range
-    there, no stored row can share a key with them: the run deduplicates the new
+    there, no stored row can share a key with them. Where files do overlap in
+    time (real-time data: every chunk covers the same minutes), the key index
+    (update_key_index) tells whether any new point's key may be stored there;
+    it is asked only when it is current (it holds the keys of every chunk up to
+    the watermark), else its answer counts as "maybe".
+
+    No touched partition can hold a new key: the run deduplicates the new
     chunks among themselves and appends them (mode 'append'; nothing stored is
     read or rewritten). Otherwise it merges them with the stored rows of the
     touched partitions and overwrites those (mode 'overwrite').
 
     Returns {'mode': 'append' | 'overwrite', 'days': [ISO dates],
-    'overlapping_days': [ISO dates]}.
+    'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates]}.
 #}
-{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk) %}
+{% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk) %}
     {%- if not execute -%}
-        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': []}) }}
+        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': []}) }}
     {%- endif -%}
+    {%- set index = tsdedup.key_index_relation() -%}
+    {%- set index_current = namespace(value=false) -%}
+    {%- for row in run_query('show tblproperties ' ~ relation).rows if row[0] == 'tsdedup.key_index_chunk_seq' -%}
+        {%- set index_current.value = row[1] == after_chunk | string -%}
+    {%- endfor -%}
     {%- set sql -%}
         with new_points as (
             select
@@ -53,13 +64,46 @@
         group by n.partition_day
         order by partition_day
     {%- endset -%}
-    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': []} -%}
+    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'index_checked_days': []} -%}
+    {%- set overlapping_in_time = [] -%}
     {%- for row in run_query(sql).rows -%}
         {%- do plan['days'].append(row[0]) -%}
         {%- if row[1] > 0 -%}
-            {%- do plan['overlapping_days'].append(row[0]) -%}
-            {%- do plan.update({'mode': 'overwrite'}) -%}
+            {%- do overlapping_in_time.append(row[0]) -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- if overlapping_in_time and index_current.value -%}
+        {%- set key_sql -%}
+        with new_keys as (
+            select
+                to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day,
+                {{ tsdedup.key_hash(tags_map='tags') }} as key_hash
+            from {{ points_relation }}
+            where
+                measurement = {{ tsdedup.string_literal(measurement_name) }}
+                and chunk_seq > {{ after_chunk }}
+        )
+
+        select cast(n.partition_day as string) as partition_day
+        from new_keys as n
+        left semi join {{ index }} as i
+            on
+                i.measurement = {{ tsdedup.string_literal(measurement_name) }}
+                and i.partition_day = n.partition_day
+                and i.key_hash = n.key_hash
+        where n.partition_day in ({{ "date'" ~ overlapping_in_time | join("', date'") ~ "'" }})
+        group by n.partition_day
+        {%- endset -%}
+        {%- set days_with_known_keys = run_query(key_sql).columns[0].values() | list -%}
+        {%- do plan.update({'index_checked_days': overlapping_in_time}) -%}
+        {%- for day in overlapping_in_time if day in days_with_known_keys -%}
+            {%- do plan['overlapping_days'].append(day) -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- do plan.update({'overlapping_days': overlapping_in_time}) -%}
+    {%- endif -%}
+    {%- if plan['overlapping_days'] -%}
+        {%- do plan.update({'mode': 'overwrite'}) -%}
+    {%- endif -%}
     {{ return(plan) }}
 {% endmacro %}

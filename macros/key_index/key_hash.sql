@@ -1,0 +1,26 @@
+{#
+    The 64-bit key of a point: xxhash64 of its tag entries sorted by name (the
+    series; an absent tag is no entry, so NULL equals NULL) and its time_ns. The
+    same for a point of stg_points (`tags` map) and a row of a measurement table
+    (one column per tag), whatever columns the table has. Two keys may share a
+    hash; the index only ever says "may exist", which costs a merge, never a
+    point.
+
+        tsdedup.key_hash(tags_map='p.tags')            -- a point
+        tsdedup.key_hash(tag_columns=['host', 'rack'])  -- a table row
+#}
+{% macro key_hash(tags_map=none, tag_columns=none, time_column='time_ns') %}
+    {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
+    {%- if tags_map is not none -%}
+        {%- set entries = 'coalesce(array_sort(map_entries(' ~ tags_map ~ ')), ' ~ no_tags ~ ')' -%}
+    {%- elif tag_columns -%}
+        {%- set items = [] -%}
+        {%- for tag in tag_columns | sort(case_sensitive=true) -%}
+            {%- do items.append('named_struct(\'key\', ' ~ tsdedup.string_literal(tag) ~ ', \'value\', ' ~ tsdedup.quote_identifier(tag) ~ ')') -%}
+        {%- endfor -%}
+        {%- set entries = 'filter(array(' ~ items | join(', ') ~ '), entry -> entry.value is not null)' -%}
+    {%- else -%}
+        {%- set entries = no_tags -%}
+    {%- endif -%}
+    {{ return('xxhash64(' ~ entries ~ ', ' ~ time_column ~ ')') }}
+{% endmacro %}

@@ -1,0 +1,92 @@
+"""The key index: a chunk that overlaps stored data in time but brings only new
+keys is appended; a chunk with a stored key is merged; a stale index is not
+trusted and is rebuilt.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.conftest import Workspace
+from tests.reference import expected_from_files
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
+MINUTE = 60 * 10**9
+COLUMNS = ("host", "rack", "value", "time_ns")
+
+
+def chunk(hosts: list[str], value: float, rack: str | None = None) -> str:
+    """Every host at minutes 0-9: the same minutes in every chunk, as in real time."""
+    tag = f",rack={rack}" if rack else ""
+    return (
+        "\n".join(
+            f"idx,host={host}{tag} value={value} {DAY0 + minute * MINUTE}"
+            for host in hosts
+            for minute in range(10)
+        )
+        + "\n"
+    )
+
+
+def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
+    return tuple(
+        ws.sql(
+            "select * from tsdedup.idx",
+            "select file_path from tsdedup.idx.files",
+            "select count(*) as n, count(distinct key_hash) as distinct_keys"
+            " from tsdedup.key_index where measurement = 'idx'",
+        )
+    )
+
+
+def as_set(table: list[dict[str, object]]) -> set[tuple[object, ...]]:
+    return {tuple(row.get(c) for c in COLUMNS) for row in table}
+
+
+def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
+    workspace: Workspace,
+) -> None:
+    ws = workspace
+    ws.add_measurement_model("idx", "idx")
+    landed: list[tuple[str, bytes]] = []
+
+    def deliver(name: str, text: str) -> str:
+        landed.append((name, text.encode()))
+        ws.land(name, text)
+        return ws.tsdedup("run").check().stdout
+
+    deliver("1.lp", chunk(["h1", "h2"], 1.0))
+    table, files, index = rows(ws)
+    assert index == [{"n": 20, "distinct_keys": 20}]
+
+    # New hosts in the same minutes: overlapping in time, new in keys.
+    out = deliver("2.lp", chunk(["h3", "h4"], 2.0) + chunk(["h1"], 2.0, rack="r1"))
+    assert "idx: appending the chunks after chunk 1" in out
+    assert "by the key index, in keys" in out
+    table, files_2, index = rows(ws)
+    assert {f["file_path"] for f in files} < {f["file_path"] for f in files_2}
+    assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
+    assert index == [{"n": 50, "distinct_keys": 50}]
+
+    # A known key (h2 at minute 0..9): merged, the partition rewritten.
+    out = deliver("3.lp", chunk(["h2"], 3.0))
+    assert "idx: merging the chunks after chunk 2" in out
+    table, files_3, index = rows(ws)
+    assert not {f["file_path"] for f in files_2} & {f["file_path"] for f in files_3}
+    assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
+    assert index == [{"n": 50, "distinct_keys": 50}]
+
+    # An index the table does not vouch for (as after a crash between the data
+    # commit and the index update) is not asked, and is rebuilt from the table.
+    ws.sql("alter table tsdedup.idx unset tblproperties ('tsdedup.key_index_chunk_seq')")
+    out = deliver("4.lp", chunk(["h5"], 4.0))
+    assert "idx: merging the chunks after chunk 3" in out
+    table, _files, index = rows(ws)
+    assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
+    assert (
+        index
+        == [{"n": len(table), "distinct_keys": len(table)}]
+        == [{"n": 60, "distinct_keys": 60}]
+    )
