@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,13 @@ def run_sample(project_dir: Path, dbt_args: list[str]) -> int:
     print(f"tsdedup: building the sample data in {landing}")
     print(f"tsdedup: state (metastore and warehouse) in {os.environ['TSDEDUP_HOME']}")
     started = time.monotonic()
+    since = datetime.now(UTC).replace(tzinfo=None)
     code = run_dbt(["build", *dbt_args])
     elapsed = time.monotonic() - started
     if code != 0:
         print(f"tsdedup: the build failed (dbt exit code {code}); see the messages above")
         return code
-    print_summary(_schema(dbt_args))
+    print_summary(_schema(dbt_args), since)
     print(f"tsdedup: sample built and tested in {elapsed:.0f} s")
     return 0
 
@@ -48,7 +50,7 @@ def _table(rows: list[Any], headers: list[str]) -> str:
     return "\n".join([line, "  ".join("-" * w for w in widths), *body])
 
 
-def print_summary(schema: str) -> None:
+def print_summary(schema: str, since: datetime) -> None:
     """Print the per-chunk accounting, the measurement tables and the rejects."""
     from pyspark.sql import SparkSession
 
@@ -94,7 +96,7 @@ def print_summary(schema: str) -> None:
         + ("" if balanced else "  (DOES NOT BALANCE: a measurement has no model?)")
         + f"; {unreadable} unreadable lines rejected."
     )
-    print_run_statistics(spark, q)
+    print_run_statistics(spark, q, since)
     rejects = spark.sql(
         f"select source_file, line_number, reject_reason from {q}.rpt_rejects "
         "order by chunk_seq, line_number"
@@ -104,14 +106,14 @@ def print_summary(schema: str) -> None:
         print(_table([[f"{r[0]}:{r[1]}", r[2]] for r in rejects[:20]], ["where", "reason"]))
 
 
-def print_run_statistics(spark: Any, schema: str) -> None:
-    """Print what the last run did to each measurement table, partition by partition."""
-    table = f"{schema}.run_statistics"
+def print_run_statistics(spark: Any, schema: str, since: datetime) -> None:
+    """Print what the run started after ``since`` (UTC) did to each measurement
+    table, partition by partition."""
     stats = spark.sql(
         "select model_name, cast(partition_day as string), chunks_merged, points_merged, "
         "rows_before, rows_after, duplicates_removed, files_rewritten, files_written, "
-        f"format_number(seconds, 1) from {table} "
-        f"where invocation_id = (select max_by(invocation_id, recorded_at) from {table}) "
+        f"format_number(seconds, 1) from {schema}.run_statistics "
+        f"where run_started_at >= timestamp'{since.isoformat(sep=' ')}' "
         "order by model_name, partition_day"
     ).collect()
     if not stats:

@@ -79,7 +79,7 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     )
     landed = [("0001.lp", (FIRST + "\n").encode())]
     ws.land(*landed[0])
-    ws.build()
+    ws.tsdedup("run").check()
     (version_1,) = ws.sql(
         "select snapshot_id, cast(committed_at as string) as committed_at"
         " from tsdedup.live.snapshots order by committed_at desc limit 1"
@@ -126,7 +126,7 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     # Later minutes overlap nothing stored: appended as a new file beside the others.
     landed.append(("0004.lp", (LATER + "\n").encode()))
     ws.land(*landed[-1])
-    assert "live: appending the chunks after chunk 3" in ws.build().stdout
+    assert "live: appending the chunks after chunk 3" in ws.tsdedup("run").check().stdout
     table_3, files_before = ws.sql(
         "select * from tsdedup.live", "select file_path from tsdedup.live.files"
     )
