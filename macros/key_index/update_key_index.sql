@@ -54,10 +54,14 @@ from (
         measurement = {{ tsdedup.string_literal(measurement_name) }}
         and chunk_seq > {{ previous_chunk }} and chunk_seq <= {{ last_chunk }}
 ) as new_keys
-left anti join {{ index }} as known
+left anti join (
+    -- only this measurement's index partitions
+    select partition_day, key_hash
+    from {{ index }}
+    where measurement = {{ tsdedup.string_literal(measurement_name) }}
+) as known
     on
-        known.measurement = new_keys.measurement
-        and known.partition_day = new_keys.partition_day
+        known.partition_day = new_keys.partition_day
         and known.key_hash = new_keys.key_hash
         {%- endset -%}
     {%- else -%}

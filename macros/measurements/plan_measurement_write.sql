@@ -73,6 +73,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- if overlapping_in_time and index_current.value -%}
+        {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
         {%- set key_sql -%}
         with new_keys as (
             select
@@ -86,12 +87,16 @@
 
         select cast(n.partition_day as string) as partition_day
         from new_keys as n
-        left semi join {{ index }} as i
-            on
-                i.measurement = {{ tsdedup.string_literal(measurement_name) }}
-                and i.partition_day = n.partition_day
-                and i.key_hash = n.key_hash
-        where n.partition_day in ({{ "date'" ~ overlapping_in_time | join("', date'") ~ "'" }})
+        left semi join (
+            -- only the index partitions of the days in question
+            select partition_day, key_hash
+            from {{ index }}
+            where
+                measurement = {{ tsdedup.string_literal(measurement_name) }}
+                and partition_day in ({{ days }})
+        ) as i
+            on i.partition_day = n.partition_day and i.key_hash = n.key_hash
+        where n.partition_day in ({{ days }})
         group by n.partition_day
         {%- endset -%}
         {%- set days_with_known_keys = run_query(key_sql).columns[0].values() | list -%}
