@@ -20,10 +20,7 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set properties = {} -%}
-    {%- for row in run_query('show tblproperties ' ~ relation).rows -%}
-        {%- do properties.update({row[0]: row[1]}) -%}
-    {%- endfor -%}
+    {%- set properties = tsdedup.table_properties(relation) -%}
     {%- set measurement_name = properties['tsdedup.measurement'] -%}
     {%- set previous_chunk = properties.get('tsdedup.previous_chunk_seq', '0') | int -%}
     {%- set last_chunk = properties.get('tsdedup.last_chunk_seq', '0') | int -%}

@@ -14,10 +14,9 @@
         and node.config.materialized == 'incremental'
         and (models is none or node.name in models) -%}
         {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-        {%- if relation is not none -%}
-            {%- for row in run_query('show tblproperties ' ~ relation).rows if row[0] == 'tsdedup.measurement' -%}
-                {%- do found.append({'model': node.name, 'relation': relation, 'measurement': row[1]}) -%}
-            {%- endfor -%}
+        {%- set properties = tsdedup.table_properties(relation) -%}
+        {%- if 'tsdedup.measurement' in properties -%}
+            {%- do found.append({'model': node.name, 'relation': relation, 'measurement': properties['tsdedup.measurement']}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if models is not none -%}

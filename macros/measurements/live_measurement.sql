@@ -27,10 +27,7 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set properties = {} -%}
-    {%- for row in run_query('show tblproperties ' ~ table).rows -%}
-        {%- do properties.update({row[0]: row[1]}) -%}
-    {%- endfor -%}
+    {%- set properties = tsdedup.table_properties(table) -%}
     {%- if 'tsdedup.measurement' not in properties or 'tsdedup.last_chunk_seq' not in properties -%}
         {% do exceptions.raise_compiler_error("tsdedup.live_measurement: " ~ table ~ " is not a measurement table built by tsdedup.measurement (it has no tsdedup.measurement property); build it first") %}
     {%- endif -%}

@@ -27,10 +27,7 @@
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': []}) }}
     {%- endif -%}
     {%- set index = tsdedup.key_index_relation() -%}
-    {%- set index_current = namespace(value=false) -%}
-    {%- for row in run_query('show tblproperties ' ~ relation).rows if row[0] == 'tsdedup.key_index_chunk_seq' -%}
-        {%- set index_current.value = row[1] == after_chunk | string -%}
-    {%- endfor -%}
+    {%- set index_current = tsdedup.table_properties(relation).get('tsdedup.key_index_chunk_seq') == after_chunk | string -%}
     {%- set sql -%}
         with new_points as (
             select
@@ -72,7 +69,7 @@
             {%- do overlapping_in_time.append(row[0]) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if overlapping_in_time and index_current.value -%}
+    {%- if overlapping_in_time and index_current -%}
         {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
         {%- set key_sql -%}
         with new_keys as (

@@ -15,9 +15,6 @@
     {%- if not execute or relation is none -%}
         {{ return(0) }}
     {%- endif -%}
-    {%- set rows = run_query('show tblproperties ' ~ relation) -%}
-    {%- for row in rows.rows if row[0] == 'tsdedup.last_chunk_seq' -%}
-        {{ return(row[1] | int) }}
-    {%- endfor -%}
-    {{ return(none) }}
+    {%- set properties = tsdedup.table_properties(relation) -%}
+    {{ return(properties['tsdedup.last_chunk_seq'] | int if 'tsdedup.last_chunk_seq' in properties else none) }}
 {% endmacro %}

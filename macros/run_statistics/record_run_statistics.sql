@@ -23,12 +23,7 @@
             schema=result.node.schema,
             identifier=result.node.alias,
         ) -%}
-        {%- set properties = {} -%}
-        {%- if relation is not none -%}
-            {%- for row in run_query('show tblproperties ' ~ relation).rows -%}
-                {%- do properties.update({row[0]: row[1]}) -%}
-            {%- endfor -%}
-        {%- endif -%}
+        {%- set properties = tsdedup.table_properties(relation) -%}
         {%- if 'tsdedup.measurement' in properties -%}
             {%- set select = tsdedup.run_statistics_rows(relation, result, properties) -%}
             {%- if select -%}
