@@ -1,0 +1,364 @@
+"""Ratios against the targets, the summary table and docs/benchmarks.md, all
+computed from the result document alone (so the page can be regenerated from
+a saved JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+GIB_MB = 1024.0
+ROW_KINDS = ("total", "originals", "exact_copies", "partial_copies")
+LABELS = {
+    "tsdedup_incremental": "tsdedup incremental run (1 % delta)",
+    "tsdedup_rebuild": "tsdedup rebuild (--full-refresh)",
+    "dbt_merge": "dbt-spark stock merge model (delta)",
+    "spark_dropduplicates": "Spark dropDuplicates (full recompute)",
+    "duckdb_arc": "DuckDB, Arc's compaction query (full recompute)",
+}
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if not numerator or not denominator:
+        return None
+    return round(numerator / denominator, 2)
+
+
+def ratios(doc: dict[str, Any]) -> dict[str, float | None]:
+    s = doc["seconds"]
+    growth = sorted(doc["growth"], key=lambda g: g["table_points"])
+    largest = growth[-1]
+    tenth = [g for g in growth if g["table_points"] * 10 == largest["table_points"]]
+    return {
+        "rebuild_over_incremental": _ratio(s["tsdedup_rebuild"], s["tsdedup_incremental"]),
+        "merge_over_incremental": _ratio(s["dbt_merge"], s["tsdedup_incremental"]),
+        "growth_10x_table": _ratio(
+            largest["tsdedup_incremental_seconds"],
+            tenth[0]["tsdedup_incremental_seconds"] if tenth else None,
+        ),
+        "rebuild_over_duckdb": _ratio(s["tsdedup_rebuild"], s["duckdb_arc"]),
+        "rebuild_over_dropduplicates": _ratio(s["tsdedup_rebuild"], s["spark_dropduplicates"]),
+    }
+
+
+def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """DESIGN.md section 3, measure by measure: target, value, met."""
+    r = ratios(doc)
+    peak = max(
+        [
+            *doc["peak_rss_mb"].values(),
+            *(g["peak_rss_mb"] for g in doc["growth"]),
+            doc.get("fixed_cost_peak_rss_mb", 0.0),
+        ]
+    )
+
+    def row(measure: str, target: str, value: float | None, met: bool | None) -> dict[str, Any]:
+        return {"measure": measure, "target": target, "value": value, "met": met}
+
+    def at_least(value: float | None, bound: float) -> bool | None:
+        return None if value is None else value >= bound
+
+    def below(value: float | None, bound: float) -> bool | None:
+        return None if value is None else value < bound
+
+    return [
+        row(
+            "incremental vs rebuild",
+            ">= 10x faster",
+            r["rebuild_over_incremental"],
+            at_least(r["rebuild_over_incremental"], 10),
+        ),
+        row(
+            "incremental vs stock dbt merge",
+            ">= 3x faster",
+            r["merge_over_incremental"],
+            at_least(r["merge_over_incremental"], 3),
+        ),
+        row(
+            "growth: incremental time when the table grows 10x",
+            "< 1.5x",
+            r["growth_10x_table"],
+            below(r["growth_10x_table"], 1.5),
+        ),
+        row(
+            "full build: tsdedup rebuild vs DuckDB (Arc's query)",
+            "within 3x",
+            r["rebuild_over_duckdb"],
+            None if r["rebuild_over_duckdb"] is None else r["rebuild_over_duckdb"] <= 3,
+        ),
+        row(
+            "fixed cost: run with nothing to do (wall s)",
+            "< 20 s",
+            doc.get("fixed_cost_wall_seconds"),
+            below(doc.get("fixed_cost_wall_seconds"), 20),
+        ),
+        row("memory: peak RSS of any run (MiB)", "<= 8 GiB", round(peak, 1), peak <= 8 * GIB_MB),
+    ]
+
+
+def with_verdicts(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with ``ratios`` and ``targets`` (re)computed."""
+    return {**doc, "ratios": ratios(doc), "targets": targets(doc)}
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def _table(headers: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    spec = align or "l" + "r" * (len(headers) - 1)
+    rule = ["---:" if a == "r" else "---" for a in spec]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _scale_note(doc: dict[str, Any]) -> list[str]:
+    if doc["scale"] == "full":
+        return []
+    return [
+        f"> These numbers are from the `{doc['scale']}` scale, a table of "
+        f"{doc['table_points']:,} points, not the",
+        "> 10 M-point table the targets are stated for: read the ratios as a first look.",
+        "",
+    ]
+
+
+def _node_rows(doc: dict[str, Any]) -> list[list[str]]:
+    incremental = doc["details"]["incremental_nodes"]
+    noop = doc["details"].get("noop_nodes", {})
+    names = sorted(set(incremental) | set(noop), key=lambda n: -incremental.get(n, 0.0))
+    rows = [
+        [n.removeprefix("hook:operation."), _fmt(incremental.get(n), 2), _fmt(noop.get(n), 2)]
+        for n in names
+    ]
+    total = ["**total**", _fmt(sum(incremental.values()), 2), _fmt(sum(noop.values()), 2)]
+    return [*rows, total]
+
+
+def _ingest_lines(doc: dict[str, Any]) -> list[str]:
+    ingest = doc.get("ingest") or {}
+    if not ingest.get("lines_per_second"):
+        return []
+    return [
+        f"Building the table first ingested its {ingest['table_lines']:,} lines in "
+        f"{ingest['table_files']:,} files ({ingest['runs']} run(s)): "
+        f"{ingest['raw_chunks_seconds']:,.0f} s in `raw_chunks`, "
+        f"{ingest['lines_per_second']:,} lines/s.",
+        "",
+    ]
+
+
+def contender_rows(doc: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for key, label in LABELS.items():
+        diff = doc["differences"].get(key, {})
+        rows.append(
+            [
+                label,
+                _fmt(doc["seconds"][key]),
+                _fmt(doc["wall_seconds"][key]),
+                _fmt(doc["points_per_second"][key]),
+                _fmt(doc["peak_rss_mb"][key], 0),
+                _fmt(diff.get("total")),
+            ]
+        )
+    return rows
+
+
+CONTENDER_HEADERS = ["contender", "model s", "wall s", "rows/s", "peak RSS MiB", "keys differing"]
+
+
+def summary(doc: dict[str, Any]) -> str:
+    """A short plain-text summary for the end of a run."""
+    doc = with_verdicts(doc)
+    lines = [
+        f"scale {doc['scale']}: table {doc['table_points']:,} points, "
+        f"delta {doc['delta_points']:,} points ({doc['duplicate_share']:.0%} re-delivered)",
+    ]
+    widths = [48, 9, 9, 11, 13, 15]
+    lines.append("".join(h.ljust(w) for h, w in zip(CONTENDER_HEADERS, widths, strict=True)))
+    for row in contender_rows(doc):
+        lines.append("".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    growth = ", ".join(
+        f"{g['table_points']:,}: {g['tsdedup_incremental_seconds']:.1f} s" for g in doc["growth"]
+    )
+    lines.append(f"growth (incremental, model s): {growth}")
+    ingest = doc.get("ingest") or {}
+    if ingest.get("lines_per_second"):
+        lines.append(
+            f"ingest of the table's {ingest['table_lines']:,} lines: "
+            f"{ingest['raw_chunks_seconds']:.0f} s in raw_chunks, "
+            f"{ingest['lines_per_second']:,} lines/s"
+        )
+    for t in doc["targets"]:
+        lines.append(
+            f"target {t['measure']} {t['target']}: {_fmt(t['value'], 2)} -> "
+            f"{'met' if t['met'] else 'NOT met' if t['met'] is False else 'n/a'}"
+        )
+    return "\n".join(lines)
+
+
+def markdown(doc: dict[str, Any], command: str) -> str:
+    """docs/benchmarks.md."""
+    doc = with_verdicts(doc)
+    w = doc["workload"]
+    m = doc["machine"]
+    run = doc.get("run", {})
+    load = run.get("load_average", {})
+    out: list[str] = [
+        "# Benchmarks",
+        "",
+        "How fast tsdedup turns re-delivered time-series points into a deduplicated",
+        "table, beside the usual alternatives, measured in one run on the same data.",
+        "This page is generated by `python -m bench` from `bench/results/latest.json`",
+        f"(scale `{doc['scale']}`, run started {run.get('started_at', 'n/a')}).",
+        "",
+        *_scale_note(doc),
+        "## Workload",
+        "",
+        f'The TSBS "cpu-only" schema: measurement `cpu`, 10 tags, 10 float fields, '
+        f"{w['hosts']} hosts reporting every {w['interval_seconds']} s; one line-protocol "
+        f"file per {w['chunk_points']:,} points (seed {w['seed']}).",
+        "",
+        *_table(
+            ["", "lines", "originals", "exact copies", "partial copies"],
+            [
+                [label, *(_fmt(w[key][c]) for c in ROW_KINDS)]
+                for label, key in (("table's chunks", "table_rows"), ("delta", "delta_rows"))
+            ],
+        ),
+        "",
+        f"* The table holds {doc['table_points']:,} points; its chunks carry one re-delivered",
+        "  point per ten (copies from the same chunk or the one before: retries of recent writes).",
+        f"* The delta is 1 % of the table, {doc['delta_points']:,} points: "
+        f"{1 - doc['duplicate_share']:.0%} new points after the table's end and "
+        f"{doc['duplicate_share']:.0%} re-deliveries",
+        f"  of points from the table's last {w['recent_window_seconds'] // 60} minutes, since "
+        "real-time re-deliveries are retries of recent writes.",
+        f"* {w['partial_share']:.0%} of all re-deliveries are partial-field copies (some fields, "
+        "new values); the rest are exact copies.",
+        "* Every table ends at 12:00 UTC, so its newest day partition is half full whatever",
+        "  its size.",
+        "",
+        "## Results",
+        "",
+        "`model s` is the execution time dbt records for the model (`target/run_results.json`),",
+        "or the in-process time of the same work for Spark and DuckDB (their start excluded);",
+        "`wall s` is the whole command, start-up included. `rows/s` is the raw rows each",
+        "contender reads (the delta for incremental ones, every raw row for full recomputes)",
+        "per model second. Peak RSS is the whole process tree (Python, JVM, workers).",
+        "`keys differing` counts keys whose kept values are not the reference semantics",
+        "(per field, the last non-null value in ingestion order), plus missing or extra keys.",
+        "",
+        *_table(CONTENDER_HEADERS, contender_rows(doc)),
+        "",
+        "### Growth: the same delta into tables of different sizes",
+        "",
+        *_table(
+            ["table points", "incremental model s", "wall s", "peak RSS MiB"],
+            [
+                [
+                    _fmt(g["table_points"]),
+                    _fmt(g["tsdedup_incremental_seconds"]),
+                    _fmt(g["wall_seconds"]),
+                    _fmt(g["peak_rss_mb"], 0),
+                ]
+                for g in doc["growth"]
+            ],
+        ),
+        "",
+        "### Targets (docs: DESIGN section 3)",
+        "",
+        *_table(
+            ["measure", "target", "measured", "met"],
+            [
+                [
+                    t["measure"],
+                    t["target"],
+                    _fmt(t["value"], 2),
+                    "n/a" if t["met"] is None else ("yes" if t["met"] else "**no**"),
+                ]
+                for t in doc["targets"]
+            ],
+            "llrl",
+        ),
+        "",
+        "### Differences from the reference semantics, per field",
+        "",
+    ]
+    field_names = list(next(iter(doc["differences"].values()))["fields_differing"])
+    out += _table(
+        [
+            "contender",
+            "keys differing",
+            "missing",
+            "extra",
+            "duplicates",
+            *[f.removeprefix("usage_") for f in field_names],
+        ],
+        [
+            [
+                LABELS[k].split(" (")[0],
+                _fmt(d["keys_differing"]),
+                _fmt(d["missing_keys"]),
+                _fmt(d["extra_keys"]),
+                _fmt(d["duplicate_rows"]),
+                *[_fmt(d["fields_differing"][f]) for f in field_names],
+            ]
+            for k, d in doc["differences"].items()
+        ],
+    )
+    out += [
+        "",
+        "tsdedup keeps the last non-null value of every field. The stock merge model keeps the",
+        "last delivered row, so a partial copy blanks the fields it omits; `dropDuplicates` and",
+        "Arc's query keep an arbitrary copy of each key.",
+        "",
+        "## Where the time goes",
+        "",
+        "dbt's seconds per node (models and hooks) of the incremental run and of a run with",
+        "nothing to do, the slowest first:",
+        "",
+        *_table(
+            ["node", "incremental run s", "run with nothing to do s"],
+            _node_rows(doc),
+        ),
+        "",
+        *_ingest_lines(doc),
+        "## Machine",
+        "",
+        f"{m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB memory, {m['system']}.",
+        "",
+        f"* `uptime` at start: `{run.get('uptime_at_start', 'n/a')}`",
+        f"* `uptime` at end: `{run.get('uptime_at_end', 'n/a')}`",
+        f"* 1-minute load average during the run: min {_fmt(load.get('min'), 2)}, "
+        f"mean {_fmt(load.get('mean'), 2)}, max {_fmt(load.get('max'), 2)}. A load above the",
+        "  2 cores means another job shared the machine and every number above is slower",
+        "  than on an idle machine (all contenders ran one after the other, so all shared it).",
+        f"* whole benchmark: {_fmt(run.get('total_seconds'), 0)} s",
+        "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()) + ".",
+        "",
+        "## Rerun",
+        "",
+        "```sh",
+        command,
+        "python -m bench --from-json bench/results/latest.json --docs docs/benchmarks.md",
+        "```",
+        "",
+        "`--scale small` runs every step on about 100 k points in a few minutes; `--scale full`",
+        "is the 10 M-point table of the targets. The benchmark works in a temporary folder",
+        "(`--work DIR` to choose it, `--keep` to keep it) with a private copy of the project.",
+        "",
+    ]
+    for note in doc.get("notes", []):
+        out.append(note)
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,316 @@
+"""The whole benchmark, step by step: generate, build, time every contender on
+the same data, check every contender's result against the reference."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from bench import tsdedup_steps as steps
+from bench.generator import Generator
+from bench.layout import RowCounts
+from bench.machine import LoadSampler, machine, uptime, versions
+from bench.merge_model import MODEL_NAME
+from bench.procs import Measured, run_measured
+from bench.progress import say
+from bench.reference import count_differences, reference_sql
+from bench.scales import Scale
+from bench.schema import FIELDS, MEASUREMENT, TAGS
+from bench.workspace import PROJECT_ROOT, Workspace
+
+CONTENDERS = (
+    "tsdedup_incremental",
+    "tsdedup_rebuild",
+    "dbt_merge",
+    "spark_dropduplicates",
+    "duckdb_arc",
+)
+
+
+def _parquet_list(paths: list[str] | list[Path]) -> str:
+    return "[" + ", ".join(f"'{p}'" for p in paths) + "]"
+
+
+def _json_line(measured: Measured) -> dict[str, Any]:
+    for line in reversed(measured.stdout.read_text(encoding="utf-8").splitlines()):
+        if line.startswith("{"):
+            return dict(json.loads(line))
+    raise RuntimeError(f"no result line\n{measured.tail()}")
+
+
+def _python_module(module: str, args: list[str], log: Path) -> tuple[Measured, dict[str, Any]]:
+    measured = run_measured([sys.executable, "-m", module, *args], log, cwd=PROJECT_ROOT, env=None)
+    if measured.returncode != 0:
+        raise RuntimeError(f"{module} exited {measured.returncode}\n{measured.tail()}")
+    return measured, _json_line(measured)
+
+
+class Benchmark:
+    """One run of the benchmark in a work folder."""
+
+    def __init__(self, scale: Scale, work: Path) -> None:
+        self.scale = scale
+        self.work = work
+        self.data = work / "data"
+        self.out = work / "outputs"
+        self.logs = work / "logs"
+        self.result: dict[str, Any] = {}
+
+    # --- data ----------------------------------------------------------------------------
+
+    def generate(self) -> dict[int, Any]:
+        s = self.scale
+        say("generate", f"TSBS cpu-only, {s.hosts} hosts, tables of {list(s.growth_points)} points")
+        generator = Generator(s, self.work / "generator.duckdb")
+        started = time.monotonic()
+        generator.build_originals()
+        scenarios: dict[int, Any] = {}
+        for points in sorted(s.growth_points):
+            rows = generator.build_rows(points)
+            files = generator.write_chunks(rows, points, self.data / str(points))
+            counts = generator.counts(rows, points)
+            if points == s.table_points:
+                generator.write_parquet(rows, points, self.data / "parquet")
+            generator.con.execute(f"drop table {rows}")
+            scenarios[points] = (files, counts)
+            say(
+                "generate",
+                f"{points} points: {len(files.base)} + {len(files.delta)} chunk files, "
+                f"{counts['base'].rows} + {counts['delta'].rows} lines",
+            )
+        generator.close()
+        (self.work / "generator.duckdb").unlink(missing_ok=True)
+        self.result["generate_seconds"] = round(time.monotonic() - started, 1)
+        return scenarios
+
+    # --- contenders ----------------------------------------------------------------------
+
+    def run_main_table(self, files: Any) -> dict[str, Any]:
+        """Contenders (a), (b), (c) and the fixed cost, on the largest table."""
+        ws = Workspace(self.work / "main", steps.main_models()).create()
+        label = f"table of {self.scale.table_points} points"
+        build = steps.build_table(ws, files.base, label)
+        say(label, f"built in {build.wall_seconds:.0f} s wall ({build.runs} runs)")
+        say("(a) tsdedup incremental", f"{len(files.delta)} delta chunk files")
+        incremental = steps.incremental_run(ws, files.delta, "a-incremental")
+        say("(a) tsdedup incremental", f"{incremental.seconds:.1f} s (cpu model)")
+        say("(c) dbt merge", "stock merge model over the same chunks")
+        merge = steps.merge_run(ws, "c-merge")
+        say("(c) dbt merge", f"{merge.seconds:.1f} s (cpu_merge model)")
+        say("(b) tsdedup rebuild", "--full-refresh of the same table")
+        rebuild = steps.rebuild_run(ws, "b-rebuild")
+        say("(b) tsdedup rebuild", f"{rebuild.seconds:.1f} s ({steps.REBUILD_MODEL} model)")
+        say("fixed cost", "a run with no new file")
+        noop = steps.noop_run(ws, "noop")
+        self.result["noop_nodes"] = {k: round(v, 3) for k, v in sorted(noop.node_seconds.items())}
+        say("fixed cost", f"{noop.measured.wall_seconds:.1f} s wall")
+        say("outputs", "listing the data files of each result")
+        tables = steps.data_files(
+            ws,
+            "list-files",
+            {
+                "tsdedup_incremental": MEASUREMENT,
+                "tsdedup_rebuild": steps.REBUILD_MODEL,
+                "dbt_merge": MODEL_NAME,
+            },
+        )
+        return {
+            "build": build,
+            "incremental": incremental,
+            "merge": merge,
+            "rebuild": rebuild,
+            "noop": noop,
+            "files": tables,
+        }
+
+    def run_growth(self, points: int, files: Any) -> steps.Timed:
+        ws = Workspace(self.work / f"growth-{points}").create()
+        label = f"table of {points} points"
+        build = steps.build_table(ws, files.base, label)
+        say(label, f"built in {build.wall_seconds:.0f} s wall ({build.runs} runs)")
+        timed = steps.incremental_run(ws, files.delta, "incremental")
+        say("(f) growth", f"{points} points: incremental {timed.seconds:.1f} s (cpu model)")
+        return timed
+
+    def run_spark(self) -> tuple[Measured, dict[str, Any]]:
+        say("(d) spark dropDuplicates", "full recompute from the raw Parquet")
+        measured, line = _python_module(
+            "bench.spark_dedup",
+            ["--input", str(self.data / "parquet"), "--output", str(self.out / "spark")],
+            self.logs / "d-spark",
+        )
+        say("(d) spark dropDuplicates", f"{line['seconds']:.1f} s")
+        return measured, line
+
+    def run_duckdb(self) -> tuple[Measured, dict[str, Any]]:
+        say("(e) duckdb arc", "Arc's compaction query on the raw Parquet")
+        measured, line = _python_module(
+            "bench.duckdb_arc",
+            ["--input", str(self.data / "parquet"), "--output", str(self.out / "duckdb.parquet")],
+            self.logs / "e-duckdb",
+        )
+        say("(e) duckdb arc", f"{line['seconds']:.1f} s")
+        return measured, line
+
+    # --- correctness ---------------------------------------------------------------------
+
+    def differences(self, table_files: dict[str, list[str]]) -> dict[str, Any]:
+        say("check", "reference semantics (DuckDB) and differences per contender")
+        con = duckdb.connect(str(self.work / "check.duckdb"))
+        con.execute("set threads = 2")
+        started = time.monotonic()
+        raw = f"read_parquet({_parquet_list(sorted((self.data / 'parquet').glob('*.parquet')))})"
+        con.execute(f"create or replace table reference as {reference_sql(raw)}")
+        reference_seconds = time.monotonic() - started
+        columns = ", ".join((*TAGS, *FIELDS, "time_ns"))
+        outputs = {
+            **{n: f"read_parquet({_parquet_list(paths)})" for n, paths in table_files.items()},
+            "spark_dropduplicates": f"read_parquet('{self.out / 'spark'}/*.parquet')",
+            "duckdb_arc": f"read_parquet('{self.out / 'duckdb.parquet'}')",
+        }
+        found: dict[str, Any] = {}
+        for name in CONTENDERS:
+            output = f"select {columns} from {outputs[name]}"
+            diff = count_differences(con, "select * from reference", output)
+            found[name] = diff.as_dict()
+            say("check", f"{name}: {diff.total} keys differ from the reference")
+        rows = con.execute("select count(*) from reference").fetchall()[0]
+        con.close()
+        (self.work / "check.duckdb").unlink(missing_ok=True)
+        return {
+            "reference_seconds": round(reference_seconds, 1),
+            "reference_keys": int(rows[0]),
+            "per_contender": found,
+        }
+
+    # --- all -----------------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        s = self.scale
+        started = time.monotonic()
+        load = LoadSampler().start()
+        self.result.update(
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            uptime_at_start=uptime(),
+        )
+        scenarios = self.generate()
+        main_files, main_counts = scenarios[s.table_points]
+        main = self.run_main_table(main_files)
+        growth = {s.table_points: main["incremental"]}
+        for points in sorted(s.growth_points):
+            if points != s.table_points:
+                growth[points] = self.run_growth(points, scenarios[points][0])
+        spark_measured, spark_line = self.run_spark()
+        duck_measured, duck_line = self.run_duckdb()
+        checks = self.differences(main["files"])
+        self.result.update(uptime_at_end=uptime(), load_average=load.stop())
+        self.result["total_seconds"] = round(time.monotonic() - started, 1)
+        return assemble(
+            s,
+            self.result,
+            main_counts,
+            main,
+            growth,
+            {
+                "spark_dropduplicates": (spark_measured, spark_line),
+                "duckdb_arc": (duck_measured, duck_line),
+            },
+            checks,
+        )
+
+
+def assemble(
+    s: Scale,
+    run_info: dict[str, Any],
+    counts: dict[str, RowCounts],
+    main: dict[str, Any],
+    growth: dict[int, steps.Timed],
+    others: dict[str, tuple[Measured, dict[str, Any]]],
+    checks: dict[str, Any],
+) -> dict[str, Any]:
+    """The result document (see docs/benchmarks.md for the meaning of each key)."""
+    timed = {
+        "tsdedup_incremental": main["incremental"],
+        "tsdedup_rebuild": main["rebuild"],
+        "dbt_merge": main["merge"],
+    }
+    seconds = {k: round(v.seconds, 3) for k, v in timed.items()}
+    wall = {k: round(v.wall_seconds, 3) for k, v in timed.items()}
+    rss = {k: round(v.peak_rss_mb, 1) for k, v in timed.items()}
+    for name, (measured, line) in others.items():
+        seconds[name] = round(float(line["seconds"]), 3)
+        wall[name] = round(measured.wall_seconds, 3)
+        rss[name] = round(measured.peak_rss_mb, 1)
+    raw_total = counts["base"].rows + counts["delta"].rows
+    processed = {
+        "tsdedup_incremental": counts["delta"].rows,
+        "dbt_merge": counts["delta"].rows,
+        "tsdedup_rebuild": raw_total,
+        "spark_dropduplicates": raw_total,
+        "duckdb_arc": raw_total,
+    }
+    return {
+        "scale": s.name,
+        "table_points": s.table_points,
+        "delta_points": s.delta_points,
+        "duplicate_share": s.delta_duplicate_share,
+        "seconds": {k: seconds[k] for k in CONTENDERS},
+        "wall_seconds": {k: wall[k] for k in CONTENDERS},
+        "peak_rss_mb": {k: rss[k] for k in CONTENDERS},
+        "points_per_second": {
+            k: round(processed[k] / seconds[k]) if seconds[k] > 0 else None for k in CONTENDERS
+        },
+        "rows_processed": processed,
+        "growth": [
+            {
+                "table_points": points,
+                "tsdedup_incremental_seconds": round(t.seconds, 3),
+                "wall_seconds": round(t.wall_seconds, 3),
+                "peak_rss_mb": round(t.peak_rss_mb, 1),
+            }
+            for points, t in sorted(growth.items())
+        ],
+        "fixed_cost_wall_seconds": round(main["noop"].measured.wall_seconds, 3),
+        "fixed_cost_peak_rss_mb": round(main["noop"].measured.peak_rss_mb, 1),
+        "ingest": {
+            "table_lines": counts["base"].rows,
+            "table_files": main["build"].files,
+            "runs": main["build"].runs,
+            "raw_chunks_seconds": round(main["build"].nodes.get("raw_chunks", 0.0), 3),
+            "lines_per_second": round(counts["base"].rows / main["build"].nodes["raw_chunks"])
+            if main["build"].nodes.get("raw_chunks")
+            else None,
+            "delta_raw_chunks_seconds": round(main["incremental"].nodes.get("raw_chunks", 0.0), 3),
+        },
+        "differences": checks["per_contender"],
+        "reference": {k: v for k, v in checks.items() if k != "per_contender"},
+        "workload": {
+            "hosts": s.hosts,
+            "interval_seconds": s.interval_ns // 1_000_000_000,
+            "chunk_points": s.chunk_points,
+            "seed": s.seed,
+            "base_redelivery_share": s.base_redelivery_share,
+            "delta_duplicate_share": s.delta_duplicate_share,
+            "partial_share": s.partial_share,
+            "recent_window_seconds": s.recent_window_intervals * s.interval_ns // 10**9,
+            "table_rows": vars(counts["base"]) | {"total": counts["base"].rows},
+            "delta_rows": vars(counts["delta"]) | {"total": counts["delta"].rows},
+        },
+        "details": {
+            "incremental_nodes": main["incremental"].as_dict()["nodes"],
+            "rebuild_nodes": main["rebuild"].as_dict()["nodes"],
+            "merge_nodes": main["merge"].as_dict()["nodes"],
+            "table_build": main["build"].as_dict(),
+            "growth_nodes": {str(p): t.as_dict()["nodes"] for p, t in sorted(growth.items())},
+            "noop_nodes": run_info.pop("noop_nodes", {}),
+        },
+        "run": run_info,
+        "machine": machine(),
+        "versions": versions(PROJECT_ROOT),
+    }

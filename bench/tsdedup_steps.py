@@ -1,0 +1,147 @@
+"""The tsdedup side of the benchmark: build a table from chunk files, then time
+the runs that matter (incremental, rebuild, the stock merge model)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.merge_model import MODEL_NAME, MODEL_PATH, merge_model_sql
+from bench.progress import say
+from bench.schema import MEASUREMENT
+from bench.workspace import DbtRun, Workspace
+
+# Files ingested per run while a table is built (var tsdedup_max_files_per_run).
+# tsdedup's default, 1000, makes a raw_chunks statement Spark's SQL parser cannot
+# take (StackOverflowError on its 999 `union all`); 500 stays well clear of it.
+FILES_PER_RUN = 500
+FILES_VAR = f"{{tsdedup_max_files_per_run: {FILES_PER_RUN}}}"
+SCHEMA = "tsdedup"
+# The rebuild contender: the same measurement model under another name, so the
+# incremental run's table stays as it was, to be checked after every run.
+REBUILD_MODEL = f"{MEASUREMENT}_rebuild"
+REBUILD_PATH = f"models/measurements/{REBUILD_MODEL}.sql"
+# Models of the benchmark's copy that a user's run does not have.
+EXTRA = [MODEL_NAME, REBUILD_MODEL]
+
+
+def main_models() -> dict[str, str]:
+    """The models the main workspace adds to its copy of the project."""
+    return {
+        MODEL_PATH: merge_model_sql(),
+        REBUILD_PATH: f"{{{{ tsdedup.measurement('{MEASUREMENT}') }}}}\n",
+    }
+
+
+@dataclass
+class Timed:
+    """One measured step: dbt's seconds for the model that matters, the command's
+    wall time and peak memory, and every node's seconds."""
+
+    seconds: float
+    wall_seconds: float
+    peak_rss_mb: float
+    nodes: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, run: DbtRun, model: str) -> Timed:
+        m = run.measured
+        return cls(run.seconds(model), m.wall_seconds, m.peak_rss_mb, dict(run.node_seconds))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "seconds": round(self.seconds, 3),
+            "wall_seconds": round(self.wall_seconds, 3),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "nodes": {k: round(v, 3) for k, v in sorted(self.nodes.items())},
+        }
+
+
+@dataclass
+class Build:
+    """The untimed build of a table from its chunk files (possibly several runs)."""
+
+    files: int = 0
+    runs: int = 0
+    wall_seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    nodes: dict[str, float] = field(default_factory=dict)
+
+    def add(self, run: DbtRun) -> None:
+        self.runs += 1
+        self.wall_seconds += run.measured.wall_seconds
+        self.peak_rss_mb = max(self.peak_rss_mb, run.measured.peak_rss_mb)
+        for node, seconds in run.node_seconds.items():
+            self.nodes[node] = self.nodes.get(node, 0.0) + seconds
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "files": self.files,
+            "runs": self.runs,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "nodes": {k: round(v, 3) for k, v in sorted(self.nodes.items())},
+        }
+
+
+def build_table(ws: Workspace, files: list[Path], label: str) -> Build:
+    """Land a table's chunk files and build everything but the rebuild contender:
+    runs that only ingest while more than one run's worth of files waits, then
+    one full ``run``."""
+    ws.land(files)
+    build = Build(files=len(files))
+    batches = max(1, -(-len(files) // FILES_PER_RUN))
+    for batch in range(1, batches):
+        say(f"{label}: ingest", f"run {batch} of {batches}, {FILES_PER_RUN} files each")
+        run = ws.dbt(
+            f"{label}-ingest-{batch}", "run", "--select", "raw_chunks", "--vars", FILES_VAR
+        )
+        build.add(run)
+    say(f"{label}: build", f"run {batches} of {batches}: ingest the rest, build the tables")
+    run = ws.dbt(f"{label}-build", "run", "--vars", FILES_VAR, *_exclude(ws, [REBUILD_MODEL]))
+    build.add(run)
+    return build
+
+
+def _exclude(ws: Workspace, models: list[str]) -> list[str]:
+    present = [m for m in models if any(m in path for path in ws.extra_models)]
+    return ["--exclude", *present] if present else []
+
+
+def incremental_run(ws: Workspace, delta: list[Path], label: str) -> Timed:
+    """Land the delta and run the project as a user does (``tsdedup run``); the
+    other contenders' models, when the workspace has them, wait for their turn."""
+    ws.land(delta)
+    return Timed.of(ws.dbt(label, "run", *_exclude(ws, EXTRA)), MEASUREMENT)
+
+
+def merge_run(ws: Workspace, label: str) -> Timed:
+    return Timed.of(ws.dbt(label, "run", "--select", MODEL_NAME), MODEL_NAME)
+
+
+def rebuild_run(ws: Workspace, label: str) -> Timed:
+    """``--full-refresh`` of the measurement model: every raw chunk, deduplicated
+    and written again (as ``cpu_rebuild``, with the same code as ``cpu``)."""
+    run = ws.dbt(label, "run", "--full-refresh", "--select", REBUILD_MODEL)
+    return Timed.of(run, REBUILD_MODEL)
+
+
+def noop_run(ws: Workspace, label: str) -> DbtRun:
+    """A run with no new file: the fixed cost (JVM, metastore, dbt)."""
+    return ws.dbt(label, "run", *_exclude(ws, EXTRA))
+
+
+def data_files(ws: Workspace, label: str, tables: dict[str, str]) -> dict[str, list[str]]:
+    """The data files of each ``name -> table``, for reading the table's rows with
+    another engine. Refuses delete files (merge-on-read rows)."""
+    statements = [
+        f"select file_path, content from {SCHEMA}.{table}.files" for table in tables.values()
+    ]
+    answers = ws.sql(label, *statements)
+    found: dict[str, list[str]] = {}
+    for name, rows in zip(tables, answers, strict=True):
+        deletes = [r for r in rows if int(str(r["content"])) != 0]
+        if deletes:
+            raise RuntimeError(f"{name} has {len(deletes)} delete files; cannot read it as Parquet")
+        found[name] = [str(r["file_path"]).removeprefix("file:") for r in rows]
+    return found

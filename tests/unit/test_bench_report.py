@@ -1,0 +1,108 @@
+"""The benchmark's verdicts and pages come from the result document alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.__main__ import main
+from bench.merge_model import merge_model_sql
+from bench.procs import run_measured, tree_rss_bytes
+from bench.report import markdown, ratios, summary, targets, with_verdicts
+from bench.schema import FIELDS, TAGS
+
+KEYS = ("tsdedup_incremental", "tsdedup_rebuild", "dbt_merge", "spark_dropduplicates", "duckdb_arc")
+
+
+def _doc() -> dict[str, Any]:
+    seconds = dict(zip(KEYS, (2.0, 40.0, 10.0, 30.0, 8.0), strict=True))
+    no_diff = {
+        "keys_compared": 10,
+        "keys_differing": 0,
+        "missing_keys": 0,
+        "extra_keys": 0,
+        "duplicate_rows": 0,
+        "fields_differing": dict.fromkeys(FIELDS, 0),
+        "total": 0,
+    }
+    rows = {"originals": 10, "exact_copies": 1, "partial_copies": 1, "total": 12}
+    return {
+        "scale": "small",
+        "table_points": 1000,
+        "delta_points": 10,
+        "duplicate_share": 0.1,
+        "seconds": seconds,
+        "wall_seconds": {k: v + 20 for k, v in seconds.items()},
+        "peak_rss_mb": dict.fromkeys(KEYS, 1500.0),
+        "points_per_second": dict.fromkeys(KEYS, 100),
+        "growth": [
+            {"table_points": 100, "tsdedup_incremental_seconds": 1.8, "wall_seconds": 20.0,
+             "peak_rss_mb": 1400.0},
+            {"table_points": 1000, "tsdedup_incremental_seconds": 2.0, "wall_seconds": 21.0,
+             "peak_rss_mb": 1500.0},
+        ],
+        "fixed_cost_wall_seconds": 25.0,
+        "fixed_cost_peak_rss_mb": 1200.0,
+        "differences": {k: no_diff for k in KEYS},
+        "workload": {
+            "hosts": 10, "interval_seconds": 10, "chunk_points": 100, "seed": 1,
+            "partial_share": 0.5, "recent_window_seconds": 3600,
+            "table_rows": rows, "delta_rows": rows,
+        },
+        "details": {"incremental_nodes": {"cpu": 2.0, "raw_chunks": 5.0}},
+        "run": {"started_at": "2026-01-01T00:00:00+00:00", "load_average": {"mean": 1.0}},
+        "machine": {"cores": 2, "memory_gib": 23.0, "cpu": "x", "system": "Linux"},
+        "versions": {"duckdb": "2.0.0"},
+    }  # fmt: skip
+
+
+def test_ratios_and_targets() -> None:
+    doc = _doc()
+    r = ratios(doc)
+    assert r["rebuild_over_incremental"] == 20.0
+    assert r["merge_over_incremental"] == 5.0
+    assert r["growth_10x_table"] == round(2.0 / 1.8, 2)
+    assert r["rebuild_over_duckdb"] == 5.0
+    met = {t["measure"].split(":")[0]: t["met"] for t in targets(doc)}
+    assert met["incremental vs rebuild"] is True
+    assert met["incremental vs stock dbt merge"] is True
+    assert met["growth"] is True
+    assert met["full build"] is False
+    assert met["fixed cost"] is False
+    assert met["memory"] is True
+
+
+def test_pages_render_from_the_document_alone(tmp_path: Path) -> None:
+    doc = with_verdicts(_doc())
+    page = markdown(doc, "python -m bench --scale small --out x.json")
+    assert "| tsdedup incremental run (1 % delta) | 2.0 |" in page
+    assert "**no**" in page and "python -m bench --from-json" in page
+    assert "keys differing" in summary(doc)
+    saved = tmp_path / "result.json"
+    saved.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["--from-json", str(saved), "--docs", str(tmp_path / "page.md")]) == 0
+    assert (tmp_path / "page.md").read_text(encoding="utf-8").startswith("# Benchmarks")
+
+
+def test_merge_model_keys_on_every_tag_and_the_nanosecond_time() -> None:
+    sql = merge_model_sql()
+    assert "incremental_strategy='merge'" in sql
+    for name in (*TAGS, "time_ns"):
+        assert f"'{name}'" in sql.split("unique_key=")[1].split("]")[0]
+    assert "chunk_seq > (select coalesce(max(chunk_seq), 0) from {{ this }})" in sql
+
+
+def test_peak_memory_covers_the_process_tree(tmp_path: Path) -> None:
+    assert tree_rss_bytes(os.getpid()) > 0
+    child = (
+        "import subprocess, sys;"
+        "subprocess.run([sys.executable, '-c', "
+        '\'import time; b = bytearray(300 * 2**20); b[::4096] = b"x" * len(b[::4096]); '
+        "time.sleep(1.5)'])"
+    )
+    measured = run_measured([sys.executable, "-c", child], tmp_path / "child")
+    assert measured.returncode == 0
+    assert measured.peak_rss_mb > 250  # the grandchild's 300 MiB were counted
