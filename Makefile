@@ -3,19 +3,22 @@
 # dependencies into .venv first, and skip that when nothing changed.
 
 PYTHON ?= python3.11
+# Test processes: each end-to-end test runs Spark in its own JVM, and two of them
+# keep both cores of a small machine busy.
+TEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test setup unit clean
+.PHONY: run test setup unit bench bench-small clean
 
 run: setup
 	$(BIN)/tsdedup sample
 
 test: setup
-	$(BIN)/ruff check python_udfs tests
-	$(BIN)/ruff format --check python_udfs tests
-	bash .ci/pytest-or-fail $(BIN)/python -m pytest
+	$(BIN)/ruff check python_udfs tests bench
+	$(BIN)/ruff format --check python_udfs tests bench
+	bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 setup: $(STAMP)
 
@@ -28,6 +31,12 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+bench: setup
+	$(BIN)/python -m bench --scale full --out bench/results/latest.json --docs docs/benchmarks.md
+
+bench-small: setup
+	$(BIN)/python -m bench --scale small --out bench/results/small.json
 
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit

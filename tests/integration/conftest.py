@@ -2,8 +2,12 @@
 
 A workspace is a copy of the dbt project (models, macros, profiles, ...) with its
 own TSDEDUP_HOME (metastore + warehouse) and landing folder, so scenarios never
-see each other's tables. Commands run through the installed ``tsdedup`` command
-in a subprocess, exactly as a user runs them.
+see each other's tables. Commands run the ``tsdedup`` command's own code with the
+workspace's environment: by default in one long-lived process per workspace
+(tsdedup_server.py: the JVM, metastore and compiled code reused), or, with
+``fresh_process=True``, through the installed ``tsdedup`` command in a new
+process, exactly as a user runs it. The embedded metastore admits one JVM, so
+a workspace stops its long-lived process before it runs a fresh one.
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "profiles", "seeds", "tests/singular")
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
+SERVER_MODULE = "tests.integration.tsdedup_server"
 
 
 @dataclass
@@ -39,11 +45,50 @@ class Result:
         return self
 
 
+class Server:
+    """The workspace's long-lived tsdedup process (tests/integration/tsdedup_server.py)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        request_read, self._request = os.pipe()
+        self._answer, answer_write = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", SERVER_MODULE, str(request_read), str(answer_write)],
+            cwd=cwd,
+            env=env | {"PYTHONPATH": str(ROOT)},
+            pass_fds=(request_read, answer_write),
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(request_read)
+        os.close(answer_write)
+        self.requests = os.fdopen(self._request, "w", encoding="utf-8")
+        self.answers = os.fdopen(self._answer, "r", encoding="utf-8")
+
+    def run(self, args: list[str]) -> Result:
+        self.requests.write(json.dumps({"args": args}) + "\n")
+        self.requests.flush()
+        line = self.answers.readline()
+        if not line:
+            code = self.process.wait(timeout=60)
+            raise AssertionError(f"the tsdedup test server ended (exit {code}) during {args}")
+        answer = json.loads(line)
+        return Result(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+
+    def stop(self) -> None:
+        self.requests.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.answers.close()
+
+
 @dataclass
 class Workspace:
     """A private copy of the project with its own state and landing folder."""
 
     root: Path
+    server: Server | None = field(default=None, repr=False)
 
     @property
     def project(self) -> Path:
@@ -82,7 +127,14 @@ class Workspace:
             f"{{{{ tsdedup.measurement('{literal}') }}}}\n", encoding="utf-8"
         )
 
-    def tsdedup(self, *args: str, timeout: int = 600) -> Result:
+    def tsdedup(self, *args: str, fresh_process: bool = False, timeout: int = 600) -> Result:
+        """Run a tsdedup command: in the workspace's long-lived process, or in a
+        new process as a user does (``fresh_process``)."""
+        if not fresh_process:
+            if self.server is None:
+                self.server = Server(self.env(), self.project)
+            return self.server.run(list(args))
+        self.stop()
         done = subprocess.run(
             [str(TSDEDUP), *args],
             cwd=self.project,
@@ -93,6 +145,12 @@ class Workspace:
             check=False,
         )
         return Result(done.returncode, done.stdout, done.stderr)
+
+    def stop(self) -> None:
+        """Stop the long-lived process (it holds the metastore open)."""
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
 
     def build(self, *args: str) -> Result:
         return self.tsdedup("build", *args).check()
@@ -121,7 +179,28 @@ class Workspace:
         raise AssertionError(f"no rows in the output of tsdedup show:\n{result.stdout}")
 
 
-def make_workspace(root: Path) -> Workspace:
+SAMPLE_MEASUREMENTS = ("cpu", "h2o", "weather")
+
+
+def select_rows(model: str, columns: list[str]) -> str:
+    """A statement returning the given columns of a measurement table."""
+    select = ", ".join(f"`{c.replace('`', '``')}`" for c in columns)
+    return f"select {select} from tsdedup.`{model.replace('`', '``')}`"
+
+
+def disable_sample_measurements(project: Path) -> None:
+    """Switch off the sample's measurement models and live views (and so their
+    tests) in a workspace whose scenario brings measurements of its own."""
+    path = project / "dbt_project.yml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    models = config["models"]["tsdedup"]
+    for folder, suffix in (("measurements", ""), ("live", "_live")):
+        for name in SAMPLE_MEASUREMENTS:
+            models.setdefault(folder, {})[name + suffix] = {"+enabled": False}
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def make_workspace(root: Path, sample_measurements: bool = True) -> Workspace:
     ws = Workspace(root)
     ws.project.mkdir(parents=True)
     for part in PROJECT_PARTS:
@@ -133,14 +212,22 @@ def make_workspace(root: Path) -> Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     ws.landing.mkdir()
+    if not sample_measurements:
+        disable_sample_measurements(ws.project)
     return ws
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Iterator[Workspace]:
-    yield make_workspace(tmp_path)
+    """A workspace for a scenario with measurement models of its own."""
+    ws = make_workspace(tmp_path, sample_measurements=False)
+    yield ws
+    ws.stop()
 
 
 @pytest.fixture(scope="module")
 def module_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    yield make_workspace(tmp_path_factory.mktemp("ws"))
+    """One workspace with the whole project, shared by a module's tests."""
+    ws = make_workspace(tmp_path_factory.mktemp("ws"))
+    yield ws
+    ws.stop()
