@@ -26,10 +26,15 @@ import sys
 import traceback
 
 
-def run_command(args: list[str]) -> dict[str, object]:
-    """Run one ``tsdedup`` command in this process and capture what it printed."""
+def run_command(args: list[str], environment: dict[str, str]) -> dict[str, object]:
+    """Run one ``tsdedup`` command in this process and capture what it printed.
+    The command starts from ``environment``, as a new process would: what an
+    earlier command set (``tsdedup sample`` points the landing folder at the
+    bundled files) does not leak into the next."""
     from python_udfs.cli import main
 
+    os.environ.clear()
+    os.environ.update(environment)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -43,10 +48,11 @@ def run_command(args: list[str]) -> dict[str, object]:
 
 
 def serve(requests: io.TextIOBase, answers: io.TextIOBase) -> None:
+    environment = dict(os.environ)
     for line in requests:
         if not line.strip():
             continue
-        answer = run_command(list(json.loads(line)["args"]))
+        answer = run_command(list(json.loads(line)["args"]), environment)
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
 
