@@ -1,9 +1,12 @@
-{# The last chunk of the chunk catalog (0 when it is empty). #}
-{% macro last_cataloged_chunk_seq() %}
-    {%- set catalog_relation = ref('sort_key_catalog') -%}
+{#
+    The last chunk of the chunk catalog (0 when it is empty). The catalog model
+    passes itself (`this`); everyone else reads `sort_key_catalog`.
+#}
+{% macro last_cataloged_chunk_seq(catalog_relation=none) %}
     {%- if not execute -%}
         {{ return(0) }}
     {%- endif -%}
-    {%- set result = run_query('select coalesce(max(chunk_seq), 0) from ' ~ catalog_relation) -%}
+    {%- set relation = catalog_relation if catalog_relation is not none else ref('sort_key_catalog') -%}
+    {%- set result = run_query('select coalesce(max(chunk_seq), 0) from ' ~ relation) -%}
     {{ return(result.columns[0].values()[0] | int) }}
 {% endmacro %}

@@ -7,7 +7,11 @@
     a chunk with new tags extends it just before `time`.
 
     Incremental: each run folds only the chunks after the last one recorded,
-    starting from each partition's current key.
+    starting from each partition's current key. That chunk number is read
+    before the run and written into the query as a literal, which Spark pushes
+    down to the scans of the raw log's points: Iceberg skips the data files of
+    older chunks by their chunk_seq bounds instead of reading every point ever
+    landed to filter them afterwards.
 #}
 {{
     config(
@@ -17,6 +21,8 @@
         on_schema_change='append_new_columns',
     )
 }}
+
+{%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
 
 with new_chunks as (
     select
@@ -29,7 +35,7 @@ with new_chunks as (
         cardinalities
     from {{ ref('int_chunk_tag_cardinalities') }}
     {%- if is_incremental() %}
-    where chunk_seq > (select coalesce(max(chunk_seq), 0) from {{ this }})
+    where chunk_seq > {{ after_chunk }}
     {%- endif %}
 ),
 
