@@ -13,15 +13,8 @@ from bench.layout import Layout
 from bench.scales import SCALES, Scale
 from bench.schema import FIELDS, TAGS
 from python_udfs.chunk_reader import Record, read_chunk
+from tests.unit.bench_scales import TINY
 
-TINY = Scale(
-    name="tiny",
-    hosts=4,
-    growth_points=(400, 800),
-    chunk_points=40,
-    delta_share=0.05,
-    recent_window_intervals=20,
-)
 # Enough re-deliveries for the shares to be measurable.
 SHARES = Scale(name="shares", hosts=10, growth_points=(20_000,), chunk_points=500)
 KEY = ", ".join((*TAGS, "time_ns"))

@@ -10,19 +10,10 @@ import pyarrow as pa
 
 from bench.generator import Generator
 from bench.reference import count_differences, reference_sql
-from bench.scales import Scale
 from bench.schema import FIELDS, TAGS
 from python_udfs.chunk_reader import Record, read_chunk
 from tests.reference import expected_from_files
-
-TINY = Scale(
-    name="tiny",
-    hosts=4,
-    growth_points=(400, 800),
-    chunk_points=40,
-    delta_share=0.05,
-    recent_window_intervals=20,
-)
+from tests.unit.bench_scales import TINY
 
 
 def _as_map(
