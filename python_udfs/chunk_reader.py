@@ -17,6 +17,7 @@ Supported formats, chosen by file name:
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import io
 import math
@@ -98,15 +99,24 @@ def printable(text: str) -> str:
 
 def validate_point(point: Point) -> str | None:
     """Checks that hold for every format; returns a reason or None."""
-    for name in (*point.tags, *point.fields):
-        if name in RESERVED_COLUMNS:
-            return f"{name!r} is a reserved column name and cannot be a tag or field"
-    both = set(point.tags) & set(point.fields)
-    if both:
-        return f"{sorted(both)[0]!r} is used as both a tag and a field"
+    reason = _validate_names(tuple(point.tags), tuple(point.fields))
+    if reason is not None:
+        return reason
     for name, value in point.fields.items():
         if isinstance(value, float) and not math.isfinite(value):
             return f"field {name!r} has a non-finite value ({value})"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _validate_names(tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
+    """The checks on a point's column names (most lines repeat the line before)."""
+    for name in (*tags, *fields):
+        if name in RESERVED_COLUMNS:
+            return f"{name!r} is a reserved column name and cannot be a tag or field"
+    both = set(tags) & set(fields)
+    if both:
+        return f"{sorted(both)[0]!r} is used as both a tag and a field"
     return None
 
 

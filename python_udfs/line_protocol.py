@@ -258,6 +258,19 @@ class _Scanner:
 def _typed_value(raw: str) -> tuple[FieldValue, str]:
     first = raw[0]
     if first in "-.0123456789":
+        last = raw[-1]
+        if last in "0123456789." and raw.isascii() and "_" not in raw:
+            # The common float, without the grammar check: for ASCII text without
+            # underscores that starts with a digit, '-' or '.', Python's float()
+            # accepts exactly the grammar's floats, plus NaN and infinity spelt
+            # with a '-', which the finiteness check turns away below.
+            try:
+                number = float(raw)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(number):
+                    return number, "float"
         if raw.endswith("i"):
             if _INTEGER.fullmatch(raw[:-1]) is None:
                 raise ValueError(f"invalid integer {raw!r}")
@@ -308,8 +321,9 @@ _NEEDS_SCANNER = re.compile(r'[\\"\x00-\x1f\x7f\udc80-\udcff]|  ')
 
 def _parse_plain(line: str, precision: str) -> Point | None:
     """A fast path for the common line: no escapes, no quotes, no control
-    characters, single spaces. Returns the point only when the line is valid;
-    None sends the line to the full scanner, which decides (and explains errors).
+    characters, single spaces, no repeated key. Returns the point only when the
+    line is valid; None sends the line to the full scanner, which decides (and
+    explains errors).
     """
     if _NEEDS_SCANNER.search(line) is not None:
         return None
@@ -320,25 +334,26 @@ def _parse_plain(line: str, precision: str) -> Point | None:
     measurement = head[0]
     if not measurement or measurement[0] == "#":
         return None
-    tags: dict[str, str] = {}
-    for item in head[1:]:
-        pair = item.split("=")
-        if len(pair) != 2 or not pair[0] or not pair[1] or pair[0] in tags:
-            return None
-        tags[pair[0]] = pair[1]
-    fields: dict[str, FieldValue] = {}
-    types: dict[str, str] = {}
-    for item in parts[1].split(","):
-        pair = item.split("=")
-        if len(pair) != 2 or not pair[0] or not pair[1]:
-            return None
-        try:
-            value, type_ = _typed_value(pair[1])
-        except ValueError:
-            return None
-        fields.pop(pair[0], None)
-        fields[pair[0]] = value
-        types[pair[0]] = type_
+    try:
+        # dict() refuses an item that is not exactly one key=value pair.
+        tags = dict(item.split("=") for item in head[1:])
+        pairs = [item.split("=") for item in parts[1].split(",")]
+        fields: dict[str, FieldValue] = {}
+        types: dict[str, str] = {}
+        for name, raw in pairs:
+            if not raw:
+                return None
+            fields[name], types[name] = _typed_value(raw)
+    except ValueError:
+        return None
+    if (
+        len(tags) != len(head) - 1
+        or len(fields) != len(pairs)
+        or "" in tags
+        or "" in fields
+        or "" in tags.values()
+    ):
+        return None
     time_ns = None
     if len(parts) == 3:
         if _TIMESTAMP.fullmatch(parts[2]) is None:

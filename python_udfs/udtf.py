@@ -45,6 +45,23 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in COLUMNS)
 
 _FIELD_MAPS = ("float", "integer", "unsigned", "string", "boolean")
+# The leading columns of a point row, in the order _point_row writes them.
+_POINT_COLUMNS = (
+    "row_kind",
+    "position",
+    "measurement",
+    "tags",
+    "fields_float",
+    "fields_int",
+    "fields_uint",
+    "fields_string",
+    "fields_bool",
+    "time_ns",
+    "time_from_ingest",
+)
+if tuple(name for name, _ in COLUMNS[: len(_POINT_COLUMNS)]) != _POINT_COLUMNS:
+    raise ImportError("udtf.COLUMNS and _POINT_COLUMNS disagree on the order of point columns")
+_NO_VALUES = (None,) * (len(COLUMNS) - len(_POINT_COLUMNS))
 _INDEX = {name: index for index, (name, _) in enumerate(COLUMNS)}
 
 
@@ -61,6 +78,9 @@ def chunk_rows(
     """All rows of one chunk (plain Python, unit-testable without Spark)."""
     stats = ChunkStats()
     first_seen: dict[tuple[str, str, str], int] = {}
+    # Column signatures (measurement, tag keys, field keys and types) already
+    # recorded in first_seen: most lines repeat the one before, so they skip that.
+    seen_signatures: set[tuple[Any, ...]] = set()
     try:
         for item in read_chunk(source_file, content, precision, ingest_time_ns, stats):
             if isinstance(item, Reject):
@@ -71,7 +91,7 @@ def chunk_rows(
                     reject_reason=item.reason,
                 )
                 continue
-            yield _point_row(item, first_seen)
+            yield _point_row(item, first_seen, seen_signatures)
     except ChunkFormatError as exc:
         stats.rejects += 1
         yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
@@ -86,27 +106,45 @@ def chunk_rows(
     yield _row(row_kind="chunk", position=0, lines_read=stats.lines_read)
 
 
-def _point_row(record: Record, first_seen: dict[tuple[str, str, str], int]) -> tuple[Any, ...]:
+def _point_row(
+    record: Record,
+    first_seen: dict[tuple[str, str, str], int],
+    seen_signatures: set[tuple[Any, ...]],
+) -> tuple[Any, ...]:
     point = record.point
-    by_type: dict[str, dict[str, Any]] = {name: {} for name in _FIELD_MAPS}
-    for name, value in point.fields.items():
-        type_ = point.field_types[name]
-        by_type[type_][name] = Decimal(value) if type_ == "unsigned" else value
-        first_seen.setdefault((point.measurement, name, type_), record.position)
-    for name in point.tags:
-        first_seen.setdefault((point.measurement, name, "tag"), record.position)
-    return _row(
-        row_kind="point",
-        position=record.position,
-        measurement=point.measurement,
-        tags=point.tags,
-        fields_float=by_type["float"] or None,
-        fields_int=by_type["integer"] or None,
-        fields_uint=by_type["unsigned"] or None,
-        fields_string=by_type["string"] or None,
-        fields_bool=by_type["boolean"] or None,
-        time_ns=point.time_ns,
-        time_from_ingest=record.time_from_ingest,
+    types = point.field_types
+    signature = (point.measurement, *point.tags, None, *types.items())
+    if signature not in seen_signatures:
+        seen_signatures.add(signature)
+        for name, type_ in types.items():
+            first_seen.setdefault((point.measurement, name, type_), record.position)
+        for name in point.tags:
+            first_seen.setdefault((point.measurement, name, "tag"), record.position)
+    by_type: dict[str, dict[str, Any] | None] = dict.fromkeys(_FIELD_MAPS)
+    kinds = set(types.values())
+    if len(kinds) == 1 and "unsigned" not in kinds:
+        # One type (the usual line): the parsed fields are that type's map as they are.
+        by_type[kinds.pop()] = point.fields
+    else:
+        for name, value in point.fields.items():
+            type_ = types[name]
+            typed = by_type[type_]
+            if typed is None:
+                typed = by_type[type_] = {}
+            typed[name] = Decimal(value) if type_ == "unsigned" else value
+    return (
+        "point",
+        record.position,
+        point.measurement,
+        point.tags,
+        by_type["float"],
+        by_type["integer"],
+        by_type["unsigned"],
+        by_type["string"],
+        by_type["boolean"],
+        point.time_ns,
+        record.time_from_ingest,
+        *_NO_VALUES,
     )
 
 

@@ -4,9 +4,5 @@
     doubled so the path cannot leave the quoted identifier.
 #}
 {% macro binary_file_path(path) %}
-    {%- set escaped = path | string -%}
-    {%- for ch in ['\\', '{', '}', '[', ']', '*', '?'] -%}
-        {%- set escaped = escaped | replace(ch, '\\' ~ ch) -%}
-    {%- endfor -%}
-    {{ return('binaryFile.`' ~ (escaped | replace('`', '``')) ~ '`') }}
+    {{ return('binaryFile.`' ~ (tsdedup._escape_glob(path) | replace('`', '``')) ~ '`') }}
 {% endmacro %}

@@ -17,7 +17,7 @@
     {%- set listing_sql -%}
         with landed as (
             select
-                reflect('java.net.URLDecoder', 'decode', replace(path, '+', '%2B'), 'UTF-8') as source_path,
+                {{ tsdedup.decoded_file_path('path') }} as source_path,
                 length as source_bytes,
                 modificationTime as source_modified_at
             from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}

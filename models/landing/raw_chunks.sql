@@ -20,28 +20,53 @@
 {%- set files = tsdedup.new_landed_files(registry) -%}
 {%- set ingest_time_ns = (run_started_at.timestamp() | int) * 1000000000 + run_started_at.microsecond * 1000 -%}
 
-with landed_files as (
+{#- The new files by folder (normally all in the landing folder): one scan each. -#}
+{%- set folders = {} -%}
+{%- for file in files -%}
+    {%- set folder = file.source_path[:file.source_path.rfind('/')] -%}
+    {%- do folders.setdefault(folder, []).append(file) -%}
+{%- endfor %}
+
+with
+{%- if files %}
+new_files as (
+    {#- Each file's place in ingestion order, decided from the listing. #}
+    select * from values
     {%- for file in files %}
+        ({{ file.chunk_seq }}, {{ tsdedup.string_literal(file.source_file) }}, {{ tsdedup.string_literal(file.source_path) }}){{ ',' if not loop.last }}
+    {%- endfor %}
+    as new_files (chunk_seq, source_file, source_path)
+),
+{%- endif %}
+
+landed_files as (
+    {#- The checksum is taken here, not after the table function: a column still
+        needed after it (such as the file's bytes) is copied into every row it emits. #}
+    {%- for folder, folder_files in folders.items() %}
     select
-        cast({{ file.chunk_seq }} as bigint) as chunk_seq,
-        {{ tsdedup.string_literal(file.source_file) }} as source_file,
-        {{ tsdedup.string_literal(file.source_path) }} as source_path,
-        length as source_bytes,
-        modificationTime as source_modified_at,
-        content
-    from {{ tsdedup.binary_file_path(file.source_path) }}
+        cast(n.chunk_seq as bigint) as chunk_seq,
+        n.source_file,
+        n.source_path,
+        b.length as source_bytes,
+        b.modificationTime as source_modified_at,
+        sha2(b.content, 256) as content_sha256,
+        b.content
+    from {{ tsdedup.binary_files_in_folder(folder, folder_files | map(attribute='source_file') | list) }} as b
+    inner join new_files as n
+        on {{ tsdedup.decoded_file_path('b.path') }} = n.source_path
     {%- if not loop.last %}
 
     union all
     {%- endif %}
     {%- else %}
-    {# Nothing new: an empty input with the same columns. #}
+    {#- Nothing new: an empty input with the same columns. #}
     select
         cast(null as bigint) as chunk_seq,
         cast(null as string) as source_file,
         cast(null as string) as source_path,
         cast(null as bigint) as source_bytes,
         cast(null as timestamp) as source_modified_at,
+        cast(null as string) as content_sha256,
         cast(null as binary) as content
     where 1 = 0
     {%- endfor %}
@@ -70,7 +95,7 @@ chunk_rows as (
         if(r.row_kind = 'chunk', f.source_path, null) as source_path,
         if(r.row_kind = 'chunk', f.source_bytes, null) as source_bytes,
         if(r.row_kind = 'chunk', f.source_modified_at, null) as source_modified_at,
-        if(r.row_kind = 'chunk', sha2(f.content, 256), null) as content_sha256
+        if(r.row_kind = 'chunk', f.content_sha256, null) as content_sha256
     from landed_files as f,
         lateral tsdedup_read_chunk(
             f.source_file,

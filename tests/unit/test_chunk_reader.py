@@ -198,3 +198,39 @@ def test_chunk_rows_emit_points_rejects_columns_and_one_chunk_row() -> None:
     (chunk,) = by_kind["chunk"]
     assert chunk["lines_read"] == 4
     assert rows[-1][0] == "chunk"
+
+
+def test_repeated_column_signatures_keep_first_positions_and_types() -> None:
+    text = (
+        "m u=3u 1\n"  # only unsigned fields: still decimals
+        "m u=4u 2\n"  # same columns as line 1
+        "q,t=x v=1 3\n"
+        "m,t=y v=2 4\n"  # `t` and `v` are new for m, though q had them
+        "m,t=z v=3 5\n"
+        "m v=1,v=2i,w=t 6\n"  # repeated field key: the last value and its type win
+        "m,t=a,t=b v=1 7\n"  # repeated tag key: rejected
+    )
+    rows = list(chunk_rows("c.lp", text.encode(), "ns", INGEST_NS))
+    names = [name for name, _ in COLUMNS]
+    records = [dict(zip(names, row, strict=True)) for row in rows]
+    points = [r for r in records if r["row_kind"] == "point"]
+    assert [p["fields_uint"] for p in points[:2]] == [{"u": Decimal(3)}, {"u": Decimal(4)}]
+    assert points[5]["fields_int"] == {"v": 2}
+    assert points[5]["fields_bool"] == {"w": True}
+    assert points[5]["fields_float"] is None
+    (reject,) = [r for r in records if r["row_kind"] == "reject"]
+    assert reject["position"] == 7 and "duplicate tag key 't'" in str(reject["reject_reason"])
+    columns = {
+        (c["measurement"], c["column_name"], c["column_type"]): c["position"]
+        for c in records
+        if c["row_kind"] == "column"
+    }
+    assert columns == {
+        ("m", "u", "unsigned"): 1,
+        ("q", "t", "tag"): 3,
+        ("q", "v", "float"): 3,
+        ("m", "t", "tag"): 4,
+        ("m", "v", "float"): 4,
+        ("m", "v", "integer"): 6,
+        ("m", "w", "boolean"): 6,
+    }
