@@ -110,6 +110,9 @@ class Benchmark:
         noop = steps.noop_run(ws, "noop")
         self.result["noop_nodes"] = {k: round(v, 3) for k, v in sorted(noop.node_seconds.items())}
         say("fixed cost", f"{noop.measured.wall_seconds:.1f} s wall")
+        say("fixed cost", "the same run again: nothing changed, so it is skipped")
+        skip = steps.skip_run(ws, "noop-skip")
+        say("fixed cost", f"skipped in {skip.wall_seconds:.1f} s wall")
         say("outputs", "listing the data files of each result")
         tables = steps.data_files(
             ws,
@@ -126,6 +129,7 @@ class Benchmark:
             "merge": merge,
             "rebuild": rebuild,
             "noop": noop,
+            "skip": skip,
             "files": tables,
         }
 
@@ -278,6 +282,7 @@ def assemble(
         ],
         "fixed_cost_wall_seconds": round(main["noop"].measured.wall_seconds, 3),
         "fixed_cost_peak_rss_mb": round(main["noop"].measured.peak_rss_mb, 1),
+        "skip_wall_seconds": round(main["skip"].wall_seconds, 3),
         "ingest": {
             "table_lines": counts["base"].rows,
             "table_files": main["build"].files,

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from python_udfs import up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
@@ -105,7 +106,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from python_udfs.sql_command import parse_args
 
             parse_args(args[1:])  # fail on bad arguments before starting Spark
-        with HomeLock(Path(os.environ["TSDEDUP_HOME"])):
+        home = Path(os.environ["TSDEDUP_HOME"])
+        with HomeLock(home):
+            inputs = up_to_date.fingerprint(args, project_dir, os.environ)
+            finished_at = up_to_date.last_success(home, inputs) if inputs else None
+            if finished_at is not None:
+                print(up_to_date.skip_message(args, finished_at))
+                return 0
+            up_to_date.forget(home)
             own_command = args[0] in ("sample", "sql")
             spark = start_spark([] if own_command else args)
             if args[0] == "sample":
@@ -116,7 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from python_udfs.sql_command import run_sql
 
                 return run_sql(spark, args[1:])
-            return run_dbt(args)
+            code = run_dbt(args)
+            if code == 0 and inputs is not None:
+                up_to_date.remember(home, inputs, args)
+            return code
     except (HomeLockedError, ProfileError, SqlUsageError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2

@@ -45,6 +45,7 @@ def _doc() -> dict[str, Any]:
              "peak_rss_mb": 1500.0},
         ],
         "fixed_cost_wall_seconds": 25.0,
+        "skip_wall_seconds": 1.5,
         "fixed_cost_peak_rss_mb": 1200.0,
         "differences": {k: no_diff for k in KEYS},
         "workload": {
@@ -66,12 +67,14 @@ def test_ratios_and_targets() -> None:
     assert r["merge_over_incremental"] == 5.0
     assert r["growth_10x_table"] == round(2.0 / 1.8, 2)
     assert r["rebuild_over_duckdb"] == 5.0
-    met = {t["measure"].split(":")[0]: t["met"] for t in targets(doc)}
+    verdicts = targets(doc)
+    met = {t["measure"].split(":")[0]: t["met"] for t in verdicts}
+    fixed = {t["measure"]: (t["value"], t["met"]) for t in verdicts if "fixed cost" in t["measure"]}
+    assert sorted(fixed.values()) == [(1.5, True), (25.0, False)]
     assert met["incremental vs rebuild"] is True
     assert met["incremental vs stock dbt merge"] is True
     assert met["growth"] is True
     assert met["full build"] is False
-    assert met["fixed cost"] is False
     assert met["memory"] is True
 
 
