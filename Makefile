@@ -1,6 +1,6 @@
 # tsdedup: the two commands are `make run` (set up, then build the sample data) and
-# `make test` (set up, then run the whole test suite). Both install the pinned
-# dependencies into .venv first, and skip that when nothing changed.
+# `make test` (set up, lint, then run the whole test suite). Both install the
+# pinned dependencies into .venv first, and skip that when nothing changed.
 
 PYTHON ?= python3.11
 # Test processes: each end-to-end test runs Spark in its own JVM, and two of them
@@ -9,16 +9,30 @@ TEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
+PYTHON_PATHS := python_udfs tests bench lint
+# Models and singular tests; macros/ is left out (.sqlfluffignore).
+SQL_PATHS := models tests/singular
 
-.PHONY: run test setup unit bench bench-small clean
+.PHONY: run test lint lint-fix setup unit bench bench-small clean
 
 run: setup
 	$(BIN)/tsdedup sample
 
-test: setup
-	$(BIN)/ruff check python_udfs tests bench
-	$(BIN)/ruff format --check python_udfs tests bench
+test: lint
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# Ruff, then sqlfluff with its jinja templater: no Spark session, no warehouse
+# (.sqlfluff says why not the dbt templater).
+lint: setup
+	$(BIN)/ruff check $(PYTHON_PATHS)
+	$(BIN)/ruff format --check $(PYTHON_PATHS)
+	$(BIN)/sqlfluff lint $(SQL_PATHS)
+
+# Applies what the linters can fix themselves; review the diff.
+lint-fix: setup
+	$(BIN)/ruff check --fix $(PYTHON_PATHS)
+	$(BIN)/ruff format $(PYTHON_PATHS)
+	$(BIN)/sqlfluff fix $(SQL_PATHS)
 
 setup: $(STAMP)
 

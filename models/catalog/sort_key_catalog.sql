@@ -86,7 +86,7 @@ chunk_keys as (
         c.partition_key,
         c.changed as key_changed
     from folded as f
-    lateral view inline(f.changes) c as chunk_seq, partition_key, chunk_key, changed
+        lateral view inline(f.changes) c as chunk_seq, partition_key, chunk_key, changed
 )
 
 select

@@ -36,7 +36,7 @@ tag_values as (
         t.tag_name,
         t.tag_value
     from accepted_points as a
-    lateral view explode(a.tags) t as tag_name, tag_value
+        lateral view explode(a.tags) t as tag_name, tag_value
 ),
 
 tag_counts as (
