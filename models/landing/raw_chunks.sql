@@ -23,19 +23,26 @@
 {#- The new files by folder (normally all in the landing folder): one scan each. -#}
 {%- set folders = {} -%}
 {%- for file in files -%}
-    {%- set folder = file.source_path[:file.source_path.rfind('/')] -%}
-    {%- do folders.setdefault(folder, []).append(file) -%}
+{%- set folder = file.source_path[:file.source_path.rfind('/')] -%}
+{%- do folders.setdefault(folder, []).append(file) -%}
 {%- endfor %}
 
 with
 {%- if files %}
 new_files as (
     {#- Each file's place in ingestion order, decided from the listing. #}
-    select * from values
-    {%- for file in files %}
-        ({{ file.chunk_seq }}, {{ tsdedup.string_literal(file.source_file) }}, {{ tsdedup.string_literal(file.source_path) }}){{ ',' if not loop.last }}
-    {%- endfor %}
-    as new_files (chunk_seq, source_file, source_path)
+    select
+        chunk_seq,
+        source_file,
+        source_path
+    from
+        values
+        {%- for file in files %}
+        {%- set name_literal = tsdedup.string_literal(file.source_file) %}
+        {%- set path_literal = tsdedup.string_literal(file.source_path) %}
+        ({{ file.chunk_seq }}, {{ name_literal }}, {{ path_literal }}){{ ',' if not loop.last }}
+        {%- endfor %}
+            as new_files (chunk_seq, source_file, source_path)
 ),
 {%- endif %}
 
