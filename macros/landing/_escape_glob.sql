@@ -3,9 +3,10 @@
     when `with_comma`, the comma (it separates the alternatives inside braces).
 #}
 {% macro _escape_glob(text, with_comma=false) %}
-    {%- set escaped = text | string -%}
+    {#- A namespace: a plain `set` inside the loop would not outlive it. -#}
+    {%- set escaped = namespace(text=text | string) -%}
     {%- for ch in ['\\', '{', '}', '[', ']', '*', '?'] + ([','] if with_comma else []) -%}
-        {%- set escaped = escaped | replace(ch, '\\' ~ ch) -%}
+        {%- set escaped.text = escaped.text | replace(ch, '\\' ~ ch) -%}
     {%- endfor -%}
-    {{ return(escaped) }}
+    {{ return(escaped.text) }}
 {% endmacro %}

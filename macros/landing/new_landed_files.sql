@@ -17,7 +17,9 @@
     {%- set listing_sql -%}
         with landed as (
             select
-                {{ tsdedup.decoded_file_path('path') }} as source_path,
+                -- binaryFile lists paths as they are (not URL-encoded): a name with
+                -- '%' or '+' must not be decoded
+                path as source_path,
                 length as source_bytes,
                 modificationTime as source_modified_at
             from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}

@@ -60,7 +60,7 @@ landed_files as (
         b.content
     from {{ tsdedup.binary_files_in_folder(folder, folder_files | map(attribute='source_file') | list) }} as b
     inner join new_files as n
-        on {{ tsdedup.decoded_file_path('b.path') }} = n.source_path
+        on b.path = n.source_path
     {%- if not loop.last %}
 
     union all
