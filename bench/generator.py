@@ -60,6 +60,8 @@ class Generator:
         self.con = duckdb.connect(str(database))
         self.con.execute(f"set threads = {int(threads)}")
         self.con.execute("set preserve_insertion_order = true")
+        # Spill to disk rather than take most of the machine (the default is 80 %).
+        self.con.execute("set memory_limit = '6GB'")
         self._originals_built = False
 
     def close(self) -> None:
@@ -289,25 +291,28 @@ class Generator:
         fields_sql = "concat_ws(',', " + ", ".join(parts) + ")"
         return f"x.prefix || ' ' || {fields_sql} || ' ' || {self._time_sql('r.i')}::VARCHAR"
 
-    def iter_chunks(self, rows_table: str) -> Iterator[tuple[int, str]]:
-        """``(chunk number, file content)`` of every chunk of ``rows_table``, in order."""
+    def iter_chunks(self, rows_table: str, chunks_per_query: int = 32) -> Iterator[tuple[int, str]]:
+        """``(chunk number, file content)`` of every chunk of ``rows_table``, in order.
+
+        A few chunks per query: the text of a 10 M-point table is several GB, more
+        than the aggregation of all chunks at once can hold in memory."""
         self._host_table()
-        cursor = self.con.execute(
-            f"""
-            select n, string_agg(line, '' order by position) as content
-            from (
-                select r.n, r.position, {self._line_sql()} || chr(10) as line
-                from {rows_table} as r inner join hosts as x on x.h = r.h
-            )
-            group by n
-            order by n
-            """
-        )
-        while True:
-            batch = cursor.fetchmany(64)
-            if not batch:
-                return
-            for n, content in batch:
+        found = self.con.execute(f"select max(n) from {rows_table}").fetchone()
+        last = -1 if found is None or found[0] is None else int(found[0])
+        for first in range(0, last + 1, chunks_per_query):
+            rows = self.con.execute(
+                f"""
+                select n, string_agg(line, '' order by position) as content
+                from (
+                    select r.n, r.position, {self._line_sql()} || chr(10) as line
+                    from {rows_table} as r inner join hosts as x on x.h = r.h
+                    where r.n >= {first} and r.n < {first + chunks_per_query}
+                )
+                group by n
+                order by n
+                """
+            ).fetchall()
+            for n, content in rows:
                 yield int(n), str(content)
 
     def write_chunks(

@@ -172,3 +172,12 @@ def test_scales_are_consistent() -> None:
         assert scale.delta_duplicates == scale.delta_points // 10
     with pytest.raises(ValueError, match="multiple"):
         Scale(name="bad", hosts=3, growth_points=(100,), chunk_points=30)
+
+
+def test_chunk_text_does_not_depend_on_how_many_chunks_one_query_reads(tiny: Generator) -> None:
+    rows = tiny.build_rows(800)
+    one_by_one = list(tiny.iter_chunks(rows, chunks_per_query=1))
+    some = list(tiny.iter_chunks(rows, chunks_per_query=3))
+    all_at_once = list(tiny.iter_chunks(rows, chunks_per_query=10_000))
+    assert [n for n, _ in all_at_once] == list(range(len(all_at_once)))
+    assert one_by_one == some == all_at_once
