@@ -107,7 +107,9 @@ class StandaloneCluster:
         while time.monotonic() < deadline:
             for process in self.processes:
                 if process.poll() is not None:
-                    raise ClusterError(f"{what}: a cluster process exited; see {self.work / 'logs'}")
+                    raise ClusterError(
+                        f"{what}: a cluster process exited; see {self.work / 'logs'}"
+                    )
             try:
                 if ready():
                     return
