@@ -52,6 +52,11 @@ bench: setup
 bench-small: setup
 	$(BIN)/python -m bench --scale small --out bench/results/small.json
 
+# The sample on a standalone Spark cluster (a master and two workers on
+# 127.0.0.1, started and stopped by the check), compared with the local build.
+cluster-check: setup
+	$(BIN)/python -m python_udfs.standalone_cluster --workers 2
+
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit
 
