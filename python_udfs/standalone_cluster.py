@@ -171,15 +171,17 @@ def running_cluster(work: Path, workers: int) -> Iterator[StandaloneCluster]:
 
 
 def tsdedup(args: Sequence[str], env: dict[str, str], log: Path) -> str:
-    """Run ``tsdedup <args>``; its output goes to ``log`` and is returned."""
+    """Run ``tsdedup <args>``, its output written to ``log`` as it comes (follow
+    it with ``tail -f``); returns the output."""
     command = [str(Path(sys.executable).with_name("tsdedup")), *args]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(result.stdout + result.stderr, encoding="utf-8")
-    if result.returncode != 0:
-        tail = "\n".join((result.stdout + result.stderr).splitlines()[-30:])
-        raise ClusterError(f"tsdedup {' '.join(args)} exited {result.returncode}:\n{tail}")
-    return result.stdout
+    with log.open("w", encoding="utf-8") as out:
+        code = subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    output = log.read_text(encoding="utf-8")
+    if code != 0:
+        tail = "\n".join(output.splitlines()[-30:])
+        raise ClusterError(f"tsdedup {' '.join(args)} exited {code} (log: {log}):\n{tail}")
+    return output
 
 
 def run_environment(home: Path, target: str, extra: dict[str, str]) -> dict[str, str]:
