@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from python_udfs import up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
+from python_udfs.progress import ProgressSettingError, interval_from_environment
+from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
 
+# dbt commands followed by a summary of what they did (python_udfs/run_summary.py).
+SUMMARIZED = {"run", "build"}
 # dbt commands that need no Spark session.
 _NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
 
@@ -82,11 +87,24 @@ def start_spark(args: Sequence[str]) -> object:
     return spark
 
 
+def _active_spark() -> object | None:
+    """The process's Spark session, if one was started (pyspark not imported otherwise)."""
+    if "pyspark.sql" not in sys.modules:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
 def run_dbt(args: Sequence[str]) -> int:
-    """Run dbt in-process; returns dbt's exit code (0 ok, 1 failures, 2 error)."""
+    """Run dbt in-process; returns dbt's exit code (0 ok, 1 failures, 2 error).
+    A long model gets progress lines (python_udfs/progress.py)."""
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(list(args))
+    from python_udfs.progress import Heartbeat
+
+    with Heartbeat(interval_from_environment(), _active_spark()) as heartbeat:
+        result = dbtRunner(callbacks=[heartbeat.on_event]).invoke(list(args))
     if result.exception is not None:
         return 2
     return 0 if result.success else 1
@@ -96,6 +114,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     project_dir = find_project_dir(args)
     configure_environment(project_dir)
+    try:  # settings read later, checked before anything starts
+        interval_from_environment()
+        spark_log_level()
+    except (ProgressSettingError, LogLevelError) as exc:
+        print(f"tsdedup: {exc}", file=sys.stderr)
+        return 2
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return run_dbt(["--help"])
@@ -124,7 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from python_udfs.sql_command import run_sql
 
                 return run_sql(spark, args[1:])
+            started = time.time()
             code = run_dbt(args)
+            if args[0] in SUMMARIZED:
+                from python_udfs.run_summary import print_run_summary
+
+                print_run_summary(project_dir, args, started)
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code
