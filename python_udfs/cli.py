@@ -3,6 +3,7 @@
     tsdedup <any dbt arguments>     e.g. tsdedup build, tsdedup show --inline "..."
     tsdedup sample                  build the bundled sample data and print a summary
     tsdedup sql [--json] "<sql>"...  run Spark SQL statements on the project's tables
+    tsdedup report [--out FILE]     an HTML page of duplicates removed and chunk overlap
 
 Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
 UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
@@ -21,6 +22,7 @@ from pathlib import Path
 from python_udfs import up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
+from python_udfs.report import ReportUsageError
 from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
@@ -130,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from python_udfs.sql_command import parse_args
 
             parse_args(args[1:])  # fail on bad arguments before starting Spark
+        if args[0] == "report":
+            from python_udfs.report import parse_args as parse_report_args
+
+            parse_report_args(args[1:])
         home = Path(os.environ["TSDEDUP_HOME"])
         with HomeLock(home):
             inputs = up_to_date.fingerprint(args, project_dir, os.environ)
@@ -138,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(up_to_date.skip_message(args, finished_at))
                 return 0
             up_to_date.forget(home)
-            own_command = args[0] in ("sample", "sql")
+            own_command = args[0] in ("sample", "sql", "report")
             spark = start_spark([] if own_command else args)
             if args[0] == "sample":
                 from python_udfs.sample import run_sample
@@ -148,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from python_udfs.sql_command import run_sql
 
                 return run_sql(spark, args[1:])
+            if args[0] == "report":
+                from python_udfs.report import run_report
+
+                return run_report(spark, project_dir, args[1:])
             started = time.time()
             code = run_dbt(args)
             if args[0] in SUMMARIZED:
@@ -157,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code
-    except (HomeLockedError, ProfileError, SqlUsageError) as exc:
+    except (HomeLockedError, ProfileError, SqlUsageError, ReportUsageError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
 
