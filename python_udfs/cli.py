@@ -29,7 +29,7 @@ from python_udfs.state import HomeLock, HomeLockedError
 
 # dbt commands followed by a summary of what they did (python_udfs/run_summary.py).
 SUMMARIZED = {"run", "build"}
-# dbt commands that need no Spark session.
+# dbt commands that need no Spark session (nor `docs serve`, which only serves target/).
 _NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
 
 
@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return run_dbt(["--help"])
-    if args[0] in _NO_SPARK:
+    if args[0] in _NO_SPARK or args[:2] == ["docs", "serve"]:
         return run_dbt(args)
     try:
         if args[0] == "sql":

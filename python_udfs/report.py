@@ -255,7 +255,8 @@ STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; } h3 { font-size: 1em; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.2em 0.8em; text-align: left; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.2em 0.8em; text-align: left;
+         white-space: nowrap; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .axis { font-size: 11px; fill: #444; }
 .legend { font-size: 0.9em; }
