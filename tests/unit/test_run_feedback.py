@@ -180,6 +180,20 @@ def test_heartbeat_follows_dbt_nodes_and_speaks_only_about_long_ones() -> None:
     assert beat.line() is None
 
 
+def test_heartbeat_reads_dbts_own_node_events() -> None:
+    from dbt.events.types import NodeFinished, NodeStart
+    from dbt_common.events.base_types import msg_from_base_event
+
+    node = {"unique_id": "model.tsdedup.raw_chunks", "node_name": "raw_chunks"}
+    now = [0.0]
+    beat = Heartbeat(30, None, clock=lambda: now[0])
+    beat.on_event(msg_from_base_event(NodeStart(node_info=node)))
+    now[0] = 31.0
+    assert beat.line() == "tsdedup: still running raw_chunks (31 s)"
+    beat.on_event(msg_from_base_event(NodeFinished(node_info=node, run_result={})))
+    assert beat.line() is None
+
+
 def test_heartbeat_thread_prints_while_a_node_runs() -> None:
     lines: list[str] = []
     with Heartbeat(0.05, None, out=lines.append) as beat:
