@@ -3,6 +3,7 @@
     tsdedup <any dbt arguments>     e.g. tsdedup build, tsdedup show --inline "..."
     tsdedup sample                  build the bundled sample data and print a summary
     tsdedup sql [--json] "<sql>"...  run Spark SQL statements on the project's tables
+    tsdedup report [--out FILE]     an HTML page of duplicates removed and chunk overlap
 
 Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
 UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
@@ -14,15 +15,21 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from python_udfs import up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
+from python_udfs.progress import ProgressSettingError, interval_from_environment
+from python_udfs.report import ReportUsageError
+from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
 
-# dbt commands that need no Spark session.
+# dbt commands followed by a summary of what they did (python_udfs/run_summary.py).
+SUMMARIZED = {"run", "build"}
+# dbt commands that need no Spark session (nor `docs serve`, which only serves target/).
 _NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
 
 
@@ -82,11 +89,24 @@ def start_spark(args: Sequence[str]) -> object:
     return spark
 
 
+def _active_spark() -> object | None:
+    """The process's Spark session, if one was started (pyspark not imported otherwise)."""
+    if "pyspark.sql" not in sys.modules:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
 def run_dbt(args: Sequence[str]) -> int:
-    """Run dbt in-process; returns dbt's exit code (0 ok, 1 failures, 2 error)."""
+    """Run dbt in-process; returns dbt's exit code (0 ok, 1 failures, 2 error).
+    A long model gets progress lines (python_udfs/progress.py)."""
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(list(args))
+    from python_udfs.progress import Heartbeat
+
+    with Heartbeat(interval_from_environment(), _active_spark()) as heartbeat:
+        result = dbtRunner(callbacks=[heartbeat.on_event]).invoke(list(args))
     if result.exception is not None:
         return 2
     return 0 if result.success else 1
@@ -96,16 +116,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     project_dir = find_project_dir(args)
     configure_environment(project_dir)
+    try:  # settings read later, checked before anything starts
+        interval_from_environment()
+        spark_log_level()
+    except (ProgressSettingError, LogLevelError) as exc:
+        print(f"tsdedup: {exc}", file=sys.stderr)
+        return 2
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return run_dbt(["--help"])
-    if args[0] in _NO_SPARK:
+    if args[0] in _NO_SPARK or args[:2] == ["docs", "serve"]:
         return run_dbt(args)
     try:
         if args[0] == "sql":
             from python_udfs.sql_command import parse_args
 
             parse_args(args[1:])  # fail on bad arguments before starting Spark
+        if args[0] == "report":
+            from python_udfs.report import parse_args as parse_report_args
+
+            parse_report_args(args[1:])
         home = Path(os.environ["TSDEDUP_HOME"])
         with HomeLock(home):
             inputs = up_to_date.fingerprint(args, project_dir, os.environ)
@@ -114,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(up_to_date.skip_message(args, finished_at))
                 return 0
             up_to_date.forget(home)
-            own_command = args[0] in ("sample", "sql")
+            own_command = args[0] in ("sample", "sql", "report")
             spark = start_spark([] if own_command else args)
             if args[0] == "sample":
                 from python_udfs.sample import run_sample
@@ -124,11 +154,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from python_udfs.sql_command import run_sql
 
                 return run_sql(spark, args[1:])
+            if args[0] == "report":
+                from python_udfs.report import run_report
+
+                return run_report(spark, project_dir, args[1:])
+            started = time.time()
             code = run_dbt(args)
+            if args[0] in SUMMARIZED:
+                from python_udfs.run_summary import print_run_summary
+
+                print_run_summary(project_dir, args, started)
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code
-    except (HomeLockedError, ProfileError, SqlUsageError) as exc:
+    except (HomeLockedError, ProfileError, SqlUsageError, ReportUsageError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
 

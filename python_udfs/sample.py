@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from python_udfs.text_table import text_table
+
 SAMPLE_FOLDER = Path("seeds") / "sample_landing"
 
 
@@ -20,6 +22,7 @@ def run_sample(project_dir: Path, dbt_args: list[str]) -> int:
     print(f"tsdedup: building the sample data in {landing}")
     print(f"tsdedup: state (metastore and warehouse) in {os.environ['TSDEDUP_HOME']}")
     started = time.monotonic()
+    started_at = time.time()
     since = datetime.now(UTC).replace(tzinfo=None)
     code = run_dbt(["build", *dbt_args])
     elapsed = time.monotonic() - started
@@ -27,27 +30,23 @@ def run_sample(project_dir: Path, dbt_args: list[str]) -> int:
         print(f"tsdedup: the build failed (dbt exit code {code}); see the messages above")
         return code
     print_summary(_schema(dbt_args), since)
-    print(f"tsdedup: sample built and tested in {elapsed:.0f} s")
+    statuses = _statuses(project_dir, dbt_args, started_at)
+    print(f"tsdedup: sample built and tested in {elapsed:.0f} s{statuses}")
     return 0
 
 
+def _statuses(project_dir: Path, dbt_args: list[str], since: float) -> str:
+    """``; models: 19 success; tests: 41 pass`` from the build's run_results.json."""
+    from python_udfs import run_summary as rs
+
+    results = rs.read_run_results(rs.target_path(project_dir, dbt_args), since)
+    return "" if results is None else "; " + rs.format_counts(rs.status_counts(results))
+
+
 def _schema(dbt_args: list[str]) -> str:
-    from python_udfs.cli import _option
-    from python_udfs.profile import read_target
+    from python_udfs.run_summary import target_schema
 
-    profiles_dir = Path(_option(dbt_args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
-    _, settings = read_target(profiles_dir, _option(dbt_args, "--target", "-t"))
-    return str(settings.get("schema", "tsdedup"))
-
-
-def _table(rows: list[Any], headers: list[str]) -> str:
-    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
-    widths = [
-        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
-    ]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
-    return "\n".join([line, "  ".join("-" * w for w in widths), *body])
+    return target_schema(dbt_args)
 
 
 def print_summary(schema: str, since: datetime) -> None:
@@ -65,7 +64,7 @@ def print_summary(schema: str, since: datetime) -> None:
     print("\nChunks ingested (one per file, in ingestion order):")
     headers = ["chunk", "file", "lines", "points", "unreadable", "blank/comment"]
     headers += ["type conflicts", "duplicates removed"]
-    print(_table([list(r) for r in chunks], headers))
+    print(text_table([list(r) for r in chunks], headers))
     measurements = spark.sql(
         f"select p.measurement, count(*) as points from {q}.stg_points as p "
         f"left anti join {q}.int_type_conflicts as c "
@@ -84,7 +83,7 @@ def print_summary(schema: str, since: datetime) -> None:
         kept_total += kept
         rows.append([name, m["points"], kept, _location(spark, table)])
     print("\nDeduplicated measurement tables:")
-    print(_table(rows, ["measurement", "points", "rows", "table location"]))
+    print(text_table(rows, ["measurement", "points", "rows", "table location"]))
     points = sum(r["points_read"] for r in chunks)
     duplicates = sum(r["duplicates_removed"] for r in chunks)
     conflicts = sum(r["type_conflicts"] for r in chunks)
@@ -103,7 +102,7 @@ def print_summary(schema: str, since: datetime) -> None:
     ).collect()
     if rejects:
         print(f"\nRejected ({len(rejects)}; all of them in {schema}.rpt_rejects):")
-        print(_table([[f"{r[0]}:{r[1]}", r[2]] for r in rejects[:20]], ["where", "reason"]))
+        print(text_table([[f"{r[0]}:{r[1]}", r[2]] for r in rejects[:20]], ["where", "reason"]))
 
 
 def print_run_statistics(spark: Any, schema: str, since: datetime) -> None:
@@ -122,7 +121,7 @@ def print_run_statistics(spark: Any, schema: str, since: datetime) -> None:
     print(f"\nThis run, per table and day partition (history in {schema}.run_statistics):")
     headers = ["table", "day", "chunks", "points", "rows before", "rows after"]
     headers += ["duplicates removed", "files rewritten", "files written", "seconds"]
-    print(_table([list(r) for r in stats], headers))
+    print(text_table([list(r) for r in stats], headers))
 
 
 def _location(spark: Any, table: str) -> str:

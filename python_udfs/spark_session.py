@@ -56,12 +56,35 @@ class Paths:
         return self.home / "jars"
 
 
-def base_conf(paths: Paths, log_level: str = "error") -> dict[str, str]:
+# Log4j levels that TSDEDUP_SPARK_LOG_LEVEL may name.
+LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+
+
+class LogLevelError(ValueError):
+    """TSDEDUP_SPARK_LOG_LEVEL names no log level."""
+
+
+def spark_log_level() -> str:
+    """Spark's Java log level: ERROR (quiet) unless TSDEDUP_SPARK_LOG_LEVEL asks
+    for more (WARN, INFO, DEBUG, ...) or less (OFF)."""
+    level = os.environ.get("TSDEDUP_SPARK_LOG_LEVEL", "").strip().upper() or "ERROR"
+    if level not in LOG_LEVELS:
+        raise LogLevelError(
+            f"TSDEDUP_SPARK_LOG_LEVEL={level!r} is not a log level; use one of "
+            + ", ".join(LOG_LEVELS)
+        )
+    return level
+
+
+def base_conf(paths: Paths, log_level: str | None = None) -> dict[str, str]:
     """Settings every target needs: Iceberg as the session catalog on an
-    embedded Derby metastore under ``paths.home`` (a target may override any)."""
+    embedded Derby metastore under ``paths.home`` (a target may override any).
+    Spark's Java logging goes to stderr at ``log_level`` (default
+    spark_log_level()), from the JVM's start on."""
     paths.conf.mkdir(parents=True, exist_ok=True)
     log4j = paths.conf / "log4j2.properties"
-    log4j.write_text(LOG4J2.format(level=log_level.lower()), encoding="utf-8")
+    level = (log_level or spark_log_level()).lower()
+    log4j.write_text(LOG4J2.format(level=level), encoding="utf-8")
     java_opts = " ".join(
         [
             f"-Dlog4j2.configurationFile={log4j.as_uri()}",
@@ -115,14 +138,10 @@ def build_session(conf: dict[str, str]) -> Any:
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(_log_level(conf))
+    spark.sparkContext.setLogLevel(spark_log_level())
     udtf.register(spark)
     sort_key.register(spark)
     return spark
-
-
-def _log_level(conf: dict[str, str]) -> str:
-    return os.environ.get("TSDEDUP_SPARK_LOG_LEVEL", "ERROR").upper()
 
 
 def _python() -> str:

@@ -9,16 +9,47 @@ statement of the semantics, never from hard-coded copies of the output.
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from tests.integration import docs_site
 from tests.integration.conftest import ROOT, Workspace, select_rows
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 SAMPLE = ROOT / "seeds" / "sample_landing"
+# Screenshots of the docs site, kept by CI (target/ is not committed).
+ARTIFACTS = ROOT / "target" / "ci-artifacts"
+
+# Scripts run in the docs site once it rendered: the lineage graph's nodes (drawn
+# by cytoscape into canvases, so read from its instance) and a model page.
+LINEAGE_GRAPH = """
+var box = document.getElementById('cy');
+var cy = box && box._cyreg && box._cyreg.cy;
+if (!cy || cy.nodes(':visible').length === 0) { return null; }
+return {nodes: cy.nodes(':visible').map(function (n) { return n.data('label'); }),
+        edges: cy.edges().map(function (e) {
+            return [e.source().data('label'), e.target().data('label')]; })};
+"""
+MODEL_PAGE = """
+var title = document.querySelector('.app-title h1 .break');
+var columns = {};
+document.querySelectorAll('[ui-view] tr').forEach(function (row) {
+    var cells = row.querySelectorAll(':scope > td');
+    if (cells.length > 1 && cells[0].querySelector('span.text-dark')) {
+        columns[cells[0].textContent.trim()] = cells[1].textContent.trim();
+    }
+});
+if (!title || !title.textContent.trim() || Object.keys(columns).length === 0) { return null; }
+return {title: title.textContent.trim(),
+        text: document.querySelector('[ui-view]').textContent,
+        columns: columns};
+"""
 
 MODEL_COLUMNS = {
     "h2o": ["location", "river", "level", "description", "time_ns"],
@@ -132,11 +163,119 @@ def test_same_file_under_a_new_name_leaves_tables_unchanged(module_workspace: Wo
     (before,) = ws.sql(select_rows("h2o", columns))
     first = sorted(SAMPLE.iterdir())[0]
     ws.land("zz_redelivered_" + first.name, first.read_bytes())
-    ws.build()
+    build = ws.build()
     after, chunks = ws.sql(
         select_rows("h2o", columns),
-        "select source_file from tsdedup.stg_chunks order by chunk_seq",
+        "select source_file, lines_read, invocation_id from tsdedup.stg_chunks order by chunk_seq",
     )
     assert len(after) == len(before)
     assert as_set(after, columns) == as_set(before, columns)
     assert chunks[-1]["source_file"] == "zz_redelivered_" + first.name
+
+    # The command closes with a summary: the file it ingested, and per table what
+    # run_statistics recorded for this run (every point a duplicate).
+    (stats,) = ws.sql(
+        "select model_name, count(*) as days, sum(points_merged) as points, "
+        "sum(duplicates_removed) as removed from tsdedup.run_statistics "
+        f"where invocation_id = '{chunks[-1]['invocation_id']}' group by model_name"
+    )
+    summary = build.stdout[build.stdout.index("tsdedup: summary of this run") :].splitlines()
+    assert f"  ingested 1 file(s): {chunks[-1]['lines_read']} lines" in summary[1]
+    assert stats
+    for row in stats:
+        assert row["removed"] == row["points"] and int(row["points"]) > 0
+        (line,) = [s for s in summary if s.split()[:1] == [row["model_name"]]]
+        assert line.split()[1:4] == [str(row["days"]), str(row["points"]), str(row["removed"])]
+    assert summary[-1].startswith("  models: ") and "pass" in summary[-1]
+    assert "error" not in summary[-1] and "fail" not in summary[-1]
+
+
+def test_docs_site_shows_the_lineage_graph_and_a_measurement(module_workspace: Workspace) -> None:
+    ws = module_workspace
+    ws.tsdedup("docs", "generate").check()
+    target = ws.project / "target"
+    for name in ("index.html", "manifest.json", "catalog.json"):
+        assert (target / name).is_file(), name
+    # The catalog holds the columns of the built table, as the warehouse has them.
+    catalog = json.loads((target / "catalog.json").read_text(encoding="utf-8"))
+    h2o_columns = set(catalog["nodes"]["model.tsdedup.h2o"]["columns"])
+    assert set(MODEL_COLUMNS["h2o"]) <= h2o_columns
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["macros"]["macro.tsdedup.measurement"]["description"]
+
+    reason = docs_site.missing_browser()
+    if reason is not None:
+        pytest.skip(f"docs site not checked in a browser: {reason}")
+    with docs_site.serve(target) as url, docs_site.browser() as browser:
+        browser.open(url + "#!/overview?g_v=1")
+        graph = browser.wait_for(LINEAGE_GRAPH)
+        browser.screenshot(ARTIFACTS / "docs-lineage.png")
+        browser.open("about:blank")  # a fresh page: the graph stays open across routes
+        browser.open(url + "#!/model/model.tsdedup.h2o")
+        page = browser.wait_for(MODEL_PAGE)
+        browser.screenshot(ARTIFACTS / "docs-h2o.png")
+    assert {"raw_chunks", "stg_points", "sort_key_catalog", *MODEL_COLUMNS} <= set(graph["nodes"])
+    edges = {tuple(edge) for edge in graph["edges"]}
+    assert {("raw_chunks", "stg_points"), ("stg_points", "h2o"), ("h2o", "h2o_live")} <= edges
+    assert page["title"] == "h2o"
+    assert "Water levels, deduplicated" in page["text"]
+    # Columns with their types from the catalog (the built table), descriptions from YAML.
+    assert set(MODEL_COLUMNS["h2o"]) <= set(page["columns"])
+    assert page["columns"]["level"].lower() == "double"
+    assert page["columns"]["time_ns"].lower() == "bigint"
+
+
+def test_report_pictures_duplicates_and_chunk_overlap(
+    module_workspace: Workspace, tmp_path: Path
+) -> None:
+    ws = module_workspace
+    out = tmp_path / "report.html"
+    result = ws.tsdedup("report", "--out", str(out)).check()
+    assert f"report written to {out}" in result.stdout
+    page = out.read_text(encoding="utf-8")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "tsdedup-report.html").write_text(page, encoding="utf-8")
+    assert "<script" not in page and "<svg" in page
+
+    stats, catalog, chunks = ws.sql(
+        "select measurement, cast(partition_day as string) as day, "
+        "sum(points_merged) as points, sum(duplicates_removed) as removed "
+        "from tsdedup.run_statistics group by measurement, partition_day",
+        "select measurement, cast(partition_day as string) as day, chunk_seq "
+        "from tsdedup.sort_key_catalog",
+        "select chunk_seq, source_file from tsdedup.stg_chunks",
+    )
+    # Duplicates per measurement and day: the numbers of run_statistics.
+    shown = {
+        (m, d): (int(p), int(r))
+        for m, d, p, r in re.findall(
+            r'<tr data-measurement="([^"]+)" data-day="([^"]+)" '
+            r'data-points-merged="(\d+)" data-duplicates="(\d+)">',
+            page,
+        )
+    }
+    assert shown == {
+        (r["measurement"], r["day"]): (int(r["points"]), int(r["removed"])) for r in stats
+    }
+    assert {m for m, _ in shown} == set(MODEL_COLUMNS)
+    assert sum(r for _, r in shown.values()) > 0
+
+    # Chunk overlap: one section per measurement, one row per chunk and day.
+    sections = dict(
+        re.findall(
+            r'<section class="measurement" data-measurement="([^"]+)">(.*?)</section>', page, re.S
+        )
+    )
+    assert set(sections) == set(MODEL_COLUMNS)
+    for name, section in sections.items():
+        rows = set(re.findall(r'<tr data-chunk="(\d+)" data-day="([^"]+)"', section))
+        assert rows == {
+            (str(r["chunk_seq"]), r["day"]) for r in catalog if r["measurement"] == name
+        }
+    # The re-delivered first file overlaps the first delivery wherever it has points.
+    seq = {r["source_file"]: r["chunk_seq"] for r in chunks}
+    redelivered = seq["zz_redelivered_" + sorted(SAMPLE.iterdir())[0].name]
+    overlaps = re.findall(
+        rf'<tr data-chunk="{redelivered}" data-day="[^"]+" data-overlaps="([^"]*)"', page
+    )
+    assert overlaps and all("1" in o.split() for o in overlaps)

@@ -112,3 +112,28 @@ def test_sql_json_values_keep_their_precision() -> None:
     assert _plain(datetime(2026, 11, 1, 0, 0, 0, 123456)) == "2026-11-01T00:00:00.123456"
     assert _plain({"a": [Decimal("1.5"), None]}) == {"a": ["1.5", None]}
     assert _plain(9_223_372_036_854_775_807) == 9_223_372_036_854_775_807
+
+
+def test_docs_serve_starts_no_spark_and_takes_no_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from python_udfs import cli
+
+    monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    ran: list[list[str]] = []
+    monkeypatch.setattr(cli, "run_dbt", lambda args: ran.append(list(args)) or 0)
+    monkeypatch.setattr(cli, "start_spark", lambda args: pytest.fail("Spark started"))
+    assert main(["docs", "serve", "--port", "8080"]) == 0
+    assert ran == [["docs", "serve", "--port", "8080"]]
+    assert not (tmp_path / "home").exists()  # no lock file: runs may go on meanwhile
+
+
+def test_report_bad_arguments_fail_before_spark_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    assert main(["report", "--open"]) == 2
+    assert "unknown argument '--open'" in capsys.readouterr().err
+    assert not (tmp_path / "home").exists()

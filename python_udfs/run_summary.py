@@ -1,0 +1,214 @@
+"""What a ``tsdedup run`` or ``tsdedup build`` did, in a few lines after dbt's
+own output: the files it ingested, what it did to each measurement table, and
+how its models and tests ended.
+
+Everything comes from what the run left behind: dbt's ``run_results.json`` (the
+status of every node and the run's invocation id), the chunk registry's rows of
+that invocation (``stg_chunks``: only the registry partition of raw_chunks is
+read) and its rows of ``run_statistics`` (written from metadata). Nothing scans
+a measurement table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from python_udfs.text_table import text_table
+
+# How run_results.json names node kinds (the first part of a unique id) in a summary.
+KIND_NAMES = {
+    "model": "models",
+    "test": "tests",
+    "unit_test": "unit tests",
+    "seed": "seeds",
+    "snapshot": "snapshots",
+}
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """The files (chunks) one run ingested."""
+
+    files: int
+    lines: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """What one run did to one measurement table (its run_statistics rows, added up)."""
+
+    model: str
+    days: int
+    points_merged: int
+    duplicates_removed: int
+    rows_after: int
+    seconds: float
+
+
+def read_run_results(target: Path, since: float) -> dict[str, Any] | None:
+    """``target/run_results.json`` if dbt wrote it at or after ``since`` (epoch seconds)."""
+    path = target / "run_results.json"
+    try:
+        if path.stat().st_mtime < since:
+            return None
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def status_counts(run_results: Mapping[str, Any]) -> dict[str, Counter[str]]:
+    """Per kind of node (models, tests, ...), how many ended in each status."""
+    counts: dict[str, Counter[str]] = {}
+    for result in run_results.get("results", []):
+        kind = str(result.get("unique_id", "")).split(".", 1)[0]
+        name = KIND_NAMES.get(kind, kind + "s")
+        counts.setdefault(name, Counter())[str(result.get("status"))] += 1
+    return counts
+
+
+def format_counts(counts: Mapping[str, Counter[str]]) -> str:
+    """``models: 19 success; tests: 40 pass, 1 fail`` (kinds in the order of KIND_NAMES)."""
+    order = list(KIND_NAMES.values())
+    kinds = sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k))
+    parts = []
+    for kind in kinds:
+        statuses = ", ".join(f"{n} {status}" for status, n in sorted(counts[kind].items()))
+        parts.append(f"{kind}: {statuses}")
+    return "; ".join(parts) if parts else "no models or tests ran"
+
+
+def format_bytes(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def format_summary(
+    run_results: Mapping[str, Any],
+    ingested: Ingested | None,
+    changes: Sequence[TableChange],
+) -> str:
+    """The summary printed after a run: a heading, the ingest, one table row per
+    measurement table the run changed, and the nodes' statuses."""
+    elapsed = float(run_results.get("elapsed_time") or 0.0)
+    lines = [f"tsdedup: summary of this run ({elapsed:.1f} s)"]
+    if ingested is not None:
+        if ingested.files:
+            lines.append(
+                f"  ingested {ingested.files} file(s): {ingested.lines} lines, "
+                f"{format_bytes(ingested.bytes)}"
+            )
+        else:
+            lines.append("  ingested no new file")
+    if changes:
+        rows = [
+            [
+                c.model,
+                c.days,
+                c.points_merged,
+                c.duplicates_removed,
+                c.rows_after,
+                f"{c.seconds:.1f}",
+            ]
+            for c in changes
+        ]
+        headers = ["table", "days changed", "points merged", "duplicates removed"]
+        headers += ["rows in those days", "seconds"]
+        lines.append(text_table(rows, headers, indent="  "))
+    elif ingested is not None or any(
+        str(r.get("unique_id", "")).startswith("model.") for r in run_results.get("results", [])
+    ):
+        lines.append("  no measurement table changed")
+    lines.append("  " + format_counts(status_counts(run_results)))
+    return "\n".join(lines)
+
+
+def _ran(run_results: Mapping[str, Any], model: str) -> bool:
+    """Whether the run built ``model`` successfully."""
+    return any(
+        str(r.get("unique_id", "")).startswith("model.")
+        and str(r.get("unique_id", "")).endswith(f".{model}")
+        and r.get("status") == "success"
+        for r in run_results.get("results", [])
+    )
+
+
+def query_ingested(spark: Any, schema: str, invocation_id: str) -> Ingested:
+    row = spark.sql(
+        "select count(*), coalesce(sum(lines_read), 0), coalesce(sum(source_bytes), 0) "
+        f"from {_quote(schema)}.stg_chunks where invocation_id = {_literal(invocation_id)}"
+    ).collect()[0]
+    return Ingested(int(row[0]), int(row[1]), int(row[2]))
+
+
+def query_changes(spark: Any, schema: str, invocation_id: str) -> list[TableChange]:
+    rows = spark.sql(
+        "select model_name, count(*), sum(points_merged), sum(duplicates_removed), "
+        f"sum(rows_after), max(seconds) from {_quote(schema)}.run_statistics "
+        f"where invocation_id = {_literal(invocation_id)} group by model_name order by model_name"
+    ).collect()
+    return [
+        TableChange(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5] or 0.0))
+        for r in rows
+    ]
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def target_schema(args: Sequence[str]) -> str:
+    """The schema of the profile target that ``args`` select."""
+    from python_udfs.cli import _option
+    from python_udfs.profile import read_target
+
+    profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
+    _, settings = read_target(profiles_dir, _option(args, "--target", "-t"))
+    return str(settings.get("schema", "tsdedup"))
+
+
+def target_path(project_dir: Path, args: Sequence[str]) -> Path:
+    """Where dbt writes its artifacts: --target-path, DBT_TARGET_PATH, else ``target``."""
+    from python_udfs.cli import _option
+
+    path = Path(_option(args, "--target-path") or os.environ.get("DBT_TARGET_PATH") or "target")
+    return path if path.is_absolute() else project_dir / path
+
+
+def print_run_summary(project_dir: Path, args: Sequence[str], since: float) -> None:
+    """Print the summary of the dbt run that started at ``since`` (epoch seconds);
+    nothing when it left no run_results.json (it failed before running nodes)."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import SparkSession
+
+    run_results = read_run_results(target_path(project_dir, args), since)
+    if run_results is None:
+        return
+    invocation_id = str(run_results.get("metadata", {}).get("invocation_id", ""))
+    spark = SparkSession.getActiveSession()
+    ingested: Ingested | None = None
+    changes: list[TableChange] = []
+    note = ""
+    if spark is not None and invocation_id:
+        try:
+            schema = target_schema(args)
+            if _ran(run_results, "raw_chunks"):
+                ingested = query_ingested(spark, schema, invocation_id)
+            changes = query_changes(spark, schema, invocation_id)
+        except PySparkException as exc:
+            note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"
+    print("\n" + format_summary(run_results, ingested, changes) + note, flush=True)
