@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from python_udfs.chunk_reader import ChunkFormatError, ChunkStats, Record, Reject, read_chunk
+from python_udfs.chunk_reader import (
+    ChunkFormatError,
+    ChunkStats,
+    Record,
+    Reject,
+    printable,
+    read_chunk,
+)
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("row_kind", "string"),
@@ -75,6 +82,17 @@ def chunk_rows(
     except ChunkFormatError as exc:
         stats.rejects += 1
         yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
+    except Exception as exc:  # a reader bug must not stop the other files of the run
+        stats.rejects += 1
+        done = stats.points + stats.rejects - 1
+        yield _row(
+            row_kind="reject",
+            position=0,
+            reject_reason=(
+                f"reading stopped after {done} point(s) and reject(s): unexpected "
+                f"{type(exc).__name__}: {printable(str(exc))}; the rest of the file was not read"
+            ),
+        )
     for (measurement, name, type_), position in first_seen.items():
         yield _row(
             row_kind="column",
