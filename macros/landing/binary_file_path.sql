@@ -4,9 +4,10 @@
     doubled so the path cannot leave the quoted identifier.
 #}
 {% macro binary_file_path(path) %}
-    {%- set escaped = path | string -%}
+    {#- A namespace: a plain `set` inside the loop would not outlive it. -#}
+    {%- set escaped = namespace(path=path | string) -%}
     {%- for ch in ['\\', '{', '}', '[', ']', '*', '?'] -%}
-        {%- set escaped = escaped | replace(ch, '\\' ~ ch) -%}
+        {%- set escaped.path = escaped.path | replace(ch, '\\' ~ ch) -%}
     {%- endfor -%}
-    {{ return('binaryFile.`' ~ (escaped | replace('`', '``')) ~ '`') }}
+    {{ return('binaryFile.`' ~ (escaped.path | replace('`', '``')) ~ '`') }}
 {% endmacro %}
