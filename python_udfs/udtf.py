@@ -101,7 +101,10 @@ def chunk_rows(
             column_name=name,
             column_type=type_,
         )
-    yield _row(row_kind="chunk", position=0, lines_read=stats.lines_read)
+    # A file rejected whole counts as one line read, so that the chunk's lines
+    # read are its points, rejects and skipped lines, as for every other file.
+    lines_read = max(stats.lines_read, stats.points + stats.rejects)
+    yield _row(row_kind="chunk", position=0, lines_read=lines_read)
 
 
 def _point_row(record: Record, first_seen: dict[tuple[str, str, str], int]) -> tuple[Any, ...]:
