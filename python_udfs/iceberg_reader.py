@@ -11,10 +11,11 @@ mix of two.
     rows = read_table(home, "h2o").to_pylist()          # the newest version
     rows = read_table(home, "h2o", snapshot_id=...)     # an earlier one
 
-The newest metadata file is the current version or, for a moment, the one a
-run is committing (a run killed at that moment leaves it written but not
+The newest whole metadata file is the current version or, for a moment, the
+one a run is committing (a run killed at that moment leaves it written but not
 current, until the next run commits; `remove_orphan_files` deletes it later).
-Uses pyiceberg's static tables.
+A metadata file still being written, or cut short by a killed run, is
+skipped. Uses pyiceberg's static tables.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ def table_folder(home: Path, table: str, schema: str = "tsdedup") -> Path:
     return Path(home) / "warehouse" / f"{schema}.db" / table
 
 
-def newest_metadata_file(folder: Path) -> Path:
-    """The metadata file with the highest version number in ``folder/metadata``;
-    of two with the same number (a run killed while committing left one, and the
-    next run wrote its own), the one written last."""
+def metadata_files(folder: Path) -> list[Path]:
+    """The metadata files in ``folder/metadata``, newest first: by version number,
+    then, of two with the same number (a run killed while committing left one,
+    and the next run wrote its own), the one written last."""
     versions = []
     for path in (folder / "metadata").glob("*.metadata.json"):
         match = _METADATA.match(path.name)
@@ -51,14 +52,30 @@ def newest_metadata_file(folder: Path) -> Path:
         versions.append((int(match.group(1)), written, path))
     if not versions:
         raise TableNotFoundError(f"no Iceberg metadata file in {folder / 'metadata'}")
-    return max(versions)[2]
+    return [path for _, _, path in sorted(versions, reverse=True)]
+
+
+def newest_metadata_file(folder: Path) -> Path:
+    """The newest metadata file in ``folder/metadata`` (see metadata_files)."""
+    return metadata_files(folder)[0]
 
 
 def load_table(home: Path, table: str, schema: str = "tsdedup") -> Any:
-    """The pyiceberg static table of the table's newest metadata file."""
+    """The pyiceberg static table of the table's newest whole metadata file.
+
+    A metadata file is written in place, so the newest one may still be being
+    written, or be cut short for good by a run killed while writing it; then the
+    one before it is the newest whole version."""
+    from pyiceberg.exceptions import ValidationError
     from pyiceberg.table import StaticTable
 
-    return StaticTable.from_metadata(str(newest_metadata_file(table_folder(home, table, schema))))
+    candidates = metadata_files(table_folder(home, table, schema))
+    for path in candidates[:-1]:
+        try:
+            return StaticTable.from_metadata(str(path))
+        except (ValidationError, ValueError, FileNotFoundError):  # cut short, or removed
+            continue
+    return StaticTable.from_metadata(str(candidates[-1]))
 
 
 def read_table(
