@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test setup unit bench bench-small clean
+.PHONY: run test setup unit test-crash bench bench-small clean
 
 run: setup
 	$(BIN)/tsdedup sample
@@ -40,6 +40,11 @@ bench-small: setup
 
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit
+
+# Runs killed at random moments, one workspace per seed (CI runs seed 0 only).
+CRASH_SEEDS ?= 20
+test-crash: setup
+	TSDEDUP_CRASH_SEEDS=$(CRASH_SEEDS) bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) -s tests/integration/test_crash_and_readers.py
 
 clean:
 	rm -rf target logs .tsdedup
