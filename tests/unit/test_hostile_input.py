@@ -71,32 +71,34 @@ def parquet(columns: dict[str, pa.Array | list[Any]]) -> bytes:
 # --- empty and broken files ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "content"),
-    [
-        ("empty.lp", b""),
-        ("empty.txt", b"\n\n"),
-        ("empty.csv", b""),
-        ("header_only.csv", b"measurement,time,value\n"),
-        ("empty.lp.gz", gzip.compress(b"")),
-        ("comments.lp", b"# nothing but a comment\n   \n"),
-    ],
-)
+EMPTY_FILES = [
+    ("empty.lp", b""),
+    ("empty.txt", b"\n\n"),
+    ("empty.csv", b""),
+    ("header_only.csv", b"measurement,time,value\n"),
+    ("empty.lp.gz", gzip.compress(b"", mtime=0)),
+    ("comments.lp", b"# nothing but a comment\n   \n"),
+]
+
+
+@pytest.mark.parametrize(("name", "content"), EMPTY_FILES, ids=[n for n, _ in EMPTY_FILES])
 def test_empty_files_are_empty_chunks(name: str, content: bytes) -> None:
     (chunk,) = rows(name, content)
     assert chunk["row_kind"] == "chunk"
     assert chunk["lines_read"] == (0 if name.endswith(".gz") else content.count(b"\n"))
 
 
+UNREADABLE_FILES = [
+    ("empty.parquet", b"", "cannot read Parquet file"),
+    ("zero.lp.gz", b"not gzip at all", "cannot decompress gzip file"),
+    ("truncated.lp.gz", gzip.compress(b"m v=1 1\n" * 1000, mtime=0)[:-20], "cannot decompress"),
+    ("garbage_after.csv.gz", gzip.compress(b"m,v\n", mtime=0) + b"\x00junk", "cannot decompress"),
+    ("torn.parquet", parquet({"time": [1], "v": [1.0]})[:-30], "cannot read Parquet file"),
+]
+
+
 @pytest.mark.parametrize(
-    ("name", "content", "reason"),
-    [
-        ("empty.parquet", b"", "cannot read Parquet file"),
-        ("zero.lp.gz", b"not gzip at all", "cannot decompress gzip file"),
-        ("truncated.lp.gz", gzip.compress(b"m v=1 1\n" * 1000)[:-20], "cannot decompress gzip"),
-        ("garbage_after.csv.gz", gzip.compress(b"m,v\n") + b"\x00junk", "cannot decompress gzip"),
-        ("torn.parquet", parquet({"time": [1], "v": [1.0]})[:-30], "cannot read Parquet file"),
-    ],
+    ("name", "content", "reason"), UNREADABLE_FILES, ids=[n for n, _, _ in UNREADABLE_FILES]
 )
 def test_unreadable_files_are_rejected_whole_with_a_reason(
     name: str, content: bytes, reason: str
@@ -413,4 +415,4 @@ def test_no_csv_input_stops_the_reader(pieces: list[str]) -> None:
 def test_no_bytes_stop_the_reader_in_any_format(content: bytes) -> None:
     for name in ("fuzz.lp", "fuzz.csv", "fuzz.lp.gz", "fuzz.parquet"):
         check_rows_are_storable(name, content)
-    check_rows_are_storable("fuzz.lp.gz", gzip.compress(content))
+    check_rows_are_storable("fuzz.lp.gz", gzip.compress(content, mtime=0))

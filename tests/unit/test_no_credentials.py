@@ -22,7 +22,8 @@ PATTERNS = {
     "credentials in a URL": re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:[^/\s:@'\"]+@"),
     "assigned secret": re.compile(
         r"(?i)\b(pass" + r"word|secret|api[_-]?key|access[_-]?key|token)\b['\"]?\s*[:=]\s*"
-        r"['\"]?(?!\{\{|\$\{|\$[A-Z_]|os\.environ|<|None\b|null\b|$)[^\s'\",)]{6,}"
+        r"['\"]?(?!\{\{|\$\{|\$[A-Z_]|os\.environ|<|None\b|null\b|$)[^\s'\",()]{6,}"
+        r"(?=['\"\s,)]|$)"
     ),
 }
 SECRET_SETTING = re.compile(r"(?i)(pass" + r"word|secret|token|key|credential|user)")
