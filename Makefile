@@ -13,7 +13,7 @@ PYTHON_PATHS := python_udfs tests bench lint
 # Models and singular tests; macros/ is left out (.sqlfluffignore).
 SQL_PATHS := models tests/singular
 
-.PHONY: run test lint lint-fix setup unit bench bench-small clean
+.PHONY: run test lint lint-fix setup unit test-crash bench bench-small cluster-check clean
 
 run: setup
 	$(BIN)/tsdedup sample
@@ -59,6 +59,11 @@ cluster-check: setup
 
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit
+
+# Runs killed at random moments, one workspace per seed (CI runs seed 0 only).
+CRASH_SEEDS ?= 20
+test-crash: setup
+	TSDEDUP_CRASH_SEEDS=$(CRASH_SEEDS) bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) -s tests/integration/test_crash_and_readers.py
 
 clean:
 	rm -rf target logs .tsdedup

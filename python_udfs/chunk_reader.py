@@ -21,6 +21,7 @@ import functools
 import gzip
 import io
 import math
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,9 +98,53 @@ def printable(text: str) -> str:
     return safe
 
 
+# Names become SQL identifiers (tags and fields: columns of the measurement table,
+# kept in the metastore, whose column names are at most 767 characters and
+# compared without case) and partition folders (measurements: the raw log is
+# partitioned by measurement, and a folder name is at most 255 bytes).
+MAX_KEY_CHARS = 255
+MAX_MEASUREMENT_FOLDER_CHARS = 240  # "measurement=" + this fits in 255 bytes
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_FOLDER_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_ ")
+
+
+def folder_name_chars(name: str) -> int:
+    """Characters of ``name`` as a partition folder name: percent-encoded UTF-8
+    (Java's URLEncoder, which Iceberg uses), so every byte of a character other
+    than a letter, digit, space or ``.-*_`` takes three."""
+    return sum(1 if ch in _FOLDER_SAFE else 3 * len(ch.encode("utf-8")) for ch in name)
+
+
+def _shown(name: str) -> str:
+    text = printable(name)
+    return repr(text if len(text) <= 60 else text[:60] + "...")
+
+
+def name_problem(name: str, what: str) -> str | None:
+    """Why ``name`` (a measurement, tag key or field key) cannot be stored, or None."""
+    if not name:
+        return f"empty {what}"
+    if _SURROGATE.search(name):
+        return f"{what} {_shown(name)} is not valid UTF-8"
+    control = _CONTROL.search(name)
+    if control:
+        return f"{what} {_shown(name)} contains a control character (0x{ord(control.group()):02x})"
+    if what == "measurement name":
+        size = folder_name_chars(name)
+        if size > MAX_MEASUREMENT_FOLDER_CHARS:
+            return (
+                f"{what} {_shown(name)} is too long: {size} characters as a folder name "
+                f"(percent-encoded), at most {MAX_MEASUREMENT_FOLDER_CHARS}"
+            )
+    elif len(name) > MAX_KEY_CHARS:
+        return f"{what} {_shown(name)} is too long: {len(name)} characters, at most {MAX_KEY_CHARS}"
+    return None
+
+
 def validate_point(point: Point) -> str | None:
     """Checks that hold for every format; returns a reason or None."""
-    reason = _validate_names(tuple(point.tags), tuple(point.fields))
+    reason = _validate_names(point.measurement, tuple(point.tags), tuple(point.fields))
     if reason is not None:
         return reason
     for name, value in point.fields.items():
@@ -109,14 +154,30 @@ def validate_point(point: Point) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _validate_names(tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
-    """The checks on a point's column names (most lines repeat the line before)."""
+def _validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
+    """The checks on a point's names (most lines repeat the line before)."""
+    problem = name_problem(measurement, "measurement name")
+    if problem is not None:
+        return problem
+    for what, names in (("tag key", tags), ("field key", fields)):
+        for name in names:
+            problem = name_problem(name, what)
+            if problem is not None:
+                return problem
     for name in (*tags, *fields):
-        if name in RESERVED_COLUMNS:
+        if name.lower() in RESERVED_COLUMNS:
             return f"{name!r} is a reserved column name and cannot be a tag or field"
     both = set(tags) & set(fields)
     if both:
         return f"{sorted(both)[0]!r} is used as both a tag and a field"
+    seen: dict[str, str] = {}
+    for name in (*tags, *fields):
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            return (
+                f"{other!r} and {name!r} differ only in case: column names are compared "
+                "without case"
+            )
     return None
 
 
@@ -308,9 +369,10 @@ def _cell_time(cell: object, precision: str) -> int:
         raise ValueError("unexpected timestamp object")
     if isinstance(cell, str):
         try:
-            return scale_timestamp(int(cell.strip()), precision)
+            value = int(cell.strip())
         except ValueError as exc:
             raise ValueError(f"time {cell!r} is not an integer timestamp") from exc
+        return scale_timestamp(value, precision)
     if isinstance(cell, bool) or not isinstance(cell, int):
         raise ValueError(f"time {cell!r} is not an integer timestamp")
     return scale_timestamp(cell, precision)
@@ -352,15 +414,39 @@ def _infer_type(cells: list[str]) -> str:
     return "float"
 
 
+def _physical_lines(text: str) -> list[str]:
+    """Lines as the reader counts them: ended by ``\n`` only (so ``\r``, form feeds
+    or U+2028 inside a cell neither split a row nor change the line count)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line + "\n" for line in lines]
+
+
+def _csv_rows(text: str) -> Iterator[tuple[int, list[str] | csv.Error]]:
+    """(line number, cells or the CSV error of that row); a row that is not valid
+    CSV is reported and reading goes on with the next line."""
+    reader = csv.reader(_physical_lines(text))
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield reader.line_num, exc
+            continue
+        yield reader.line_num, cells
+
+
 def _csv_points(text: str, precision: str, file_name: str) -> Iterator[Record | Reject]:
-    reader = csv.reader(text.splitlines(keepends=True))
-    try:
-        header = next(reader)
-    except StopIteration:
+    rows = list(_csv_rows(text))
+    if not rows:
         return
+    header_line, header = rows.pop(0)
+    if isinstance(header, csv.Error):
+        raise ChunkFormatError(f"line {header_line}: the header is not valid CSV: {header}")
     columns = _parse_header(header)
-    rows = [(reader.line_num, cells) for cells in reader]
-    data_rows = [cells for _, cells in rows if any(cell.strip() for cell in cells)]
+    data_rows = [cells for _, cells in rows if isinstance(cells, list) and _has_data(cells)]
     typed = []
     for column in columns:
         if column.role == "field" and column.type is None:
@@ -368,11 +454,16 @@ def _csv_points(text: str, precision: str, file_name: str) -> Iterator[Record | 
             column = _Column(column.index, column.role, column.name, _infer_type(cells))
         typed.append(column)
     default = _default_measurement(file_name)
+    lines = _physical_lines(text)
     for line_no, cells in rows:
-        if not any(cell.strip() for cell in cells):
+        if isinstance(cells, csv.Error):
+            raw = printable(lines[line_no - 1].rstrip("\r\n"))
+            yield Reject(line_no, raw, f"not valid CSV: {cells}")
+            continue
+        if not _has_data(cells):
             continue
         raw = printable(",".join(cells))
-        if any("\udc80" <= ch <= "\udcff" for cell in cells for ch in cell):
+        if any(_SURROGATE.search(cell) for cell in cells):
             yield Reject(line_no, raw, "the line is not valid UTF-8")
             continue
         try:
@@ -383,6 +474,10 @@ def _csv_points(text: str, precision: str, file_name: str) -> Iterator[Record | 
         yield Record(line_no, point)
 
 
+def _has_data(cells: list[str]) -> bool:
+    return any(cell.strip() for cell in cells)
+
+
 def _parquet_points(
     content: bytes, precision: str, file_name: str, stats: ChunkStats
 ) -> Iterator[Record | Reject]:
@@ -391,30 +486,47 @@ def _parquet_points(
 
     try:
         table = pq.read_table(io.BytesIO(content))
-    except (pa.ArrowException, OSError) as exc:
+    except (pa.ArrowException, OSError, ValueError) as exc:
         raise ChunkFormatError(f"cannot read Parquet file: {exc}") from exc
     columns = _parse_header(table.column_names)
     time_column = next((c for c in columns if c.role == "time"), None)
-    if time_column is not None and pa.types.is_timestamp(
-        table.schema.field(time_column.index).type
-    ):
-        # Timestamps are read as integer nanoseconds since the epoch, exact.
-        as_ns = table.column(time_column.index).cast(pa.timestamp("ns")).cast(pa.int64())
-        table = table.set_column(time_column.index, "time", as_ns)
-        precision_for_time = "ns"
-    else:
-        precision_for_time = precision
+    precision_for_time = precision
+    if time_column is not None:
+        time_type = table.schema.field(time_column.index).type
+        if pa.types.is_timestamp(time_type):
+            # A timestamp column is read as integers in its own unit and scaled to
+            # nanoseconds row by row, so a time outside the int64 nanosecond range
+            # rejects its row, not the file.
+            as_int = table.column(time_column.index).cast(pa.int64())
+            table = table.set_column(time_column.index, "time", as_int)
+            precision_for_time = time_type.unit
+    # Text columns are read as bytes and decoded here, so a cell that is not valid
+    # UTF-8 rejects its row instead of stopping the file.
+    text_columns = set()
+    for index, field_type in enumerate(table.schema.types):
+        if pa.types.is_string(field_type) or pa.types.is_large_string(field_type):
+            table = table.set_column(
+                index, table.column_names[index], table.column(index).cast(pa.large_binary())
+            )
+            text_columns.add(index)
     stats.lines_read = table.num_rows
     position = 0
     for batch in table.to_batches():
         for row in batch.to_pylist():
             position += 1
             cells = list(row.values())
+            for index in text_columns:
+                if cells[index] is not None:
+                    cells[index] = cells[index].decode("utf-8", "surrogateescape")
+            shown = printable(str(dict(zip(table.column_names, cells, strict=True))))
+            if any(isinstance(cell, str) and _SURROGATE.search(cell) for cell in cells):
+                yield Reject(position, shown, "the row is not valid UTF-8")
+                continue
             try:
                 point = _row_point(
                     cells, columns, _default_measurement(file_name), precision_for_time
                 )
             except ValueError as exc:
-                yield Reject(position, printable(str(row)), str(exc))
+                yield Reject(position, shown, str(exc))
                 continue
             yield Record(position, point)

@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from python_udfs.chunk_reader import ChunkFormatError, ChunkStats, Record, Reject, read_chunk
+from python_udfs.chunk_reader import (
+    ChunkFormatError,
+    ChunkStats,
+    Record,
+    Reject,
+    printable,
+    read_chunk,
+)
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("row_kind", "string"),
@@ -95,6 +102,17 @@ def chunk_rows(
     except ChunkFormatError as exc:
         stats.rejects += 1
         yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
+    except Exception as exc:  # a reader bug must not stop the other files of the run
+        stats.rejects += 1
+        done = stats.points + stats.rejects - 1
+        yield _row(
+            row_kind="reject",
+            position=0,
+            reject_reason=(
+                f"reading stopped after {done} point(s) and reject(s): unexpected "
+                f"{type(exc).__name__}: {printable(str(exc))}; the rest of the file was not read"
+            ),
+        )
     for (measurement, name, type_), position in first_seen.items():
         yield _row(
             row_kind="column",
@@ -103,7 +121,10 @@ def chunk_rows(
             column_name=name,
             column_type=type_,
         )
-    yield _row(row_kind="chunk", position=0, lines_read=stats.lines_read)
+    # A file rejected whole counts as one line read, so that the chunk's lines
+    # read are its points, rejects and skipped lines, as for every other file.
+    lines_read = max(stats.lines_read, stats.points + stats.rejects)
+    yield _row(row_kind="chunk", position=0, lines_read=lines_read)
 
 
 def _point_row(

@@ -5,7 +5,8 @@ Given the landed files in ingestion order it computes, per measurement, the
 deduplicated rows: key = measurement + full tag set (absent tag = None) + time in
 nanoseconds; per field the last non-null value in ingestion order (or the whole
 last row). Field types: the first type a column is written with wins; points
-that write another type are rejected.
+that write another type are rejected. Column names are compared without case:
+the first spelling wins, and points that spell the column otherwise are rejected.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from python_udfs.chunk_reader import Record, read_chunk
+from python_udfs.chunk_reader import ChunkFormatError, Record, read_chunk
 
 Key = tuple[tuple[tuple[str, str], ...], int]
 
@@ -56,25 +57,29 @@ def expected_from_files(
     result = Expected()
     ordered: list[tuple[int, int, Record]] = []
     for chunk_seq, (name, content) in enumerate(files, start=1):
-        for item in read_chunk(name, content, precision, ingest_time_ns):
-            if isinstance(item, Record):
-                ordered.append((chunk_seq, item.position, item))
-                result.points_read += 1
-            else:
-                result.rejected += 1
-    # Column types: first use in ingestion order wins.
+        try:
+            for item in read_chunk(name, content, precision, ingest_time_ns):
+                if isinstance(item, Record):
+                    ordered.append((chunk_seq, item.position, item))
+                    result.points_read += 1
+                else:
+                    result.rejected += 1
+        except ChunkFormatError:  # the whole file is one reject
+            result.rejected += 1
+    # Column types and spellings: first use in ingestion order wins.
+    established: dict[tuple[str, str], tuple[str, str]] = {}
     for _, _, record in ordered:
         point = record.point
-        for name in point.tags:
-            result.column_types.setdefault((point.measurement, name), "tag")
-        for name, type_ in point.field_types.items():
-            result.column_types.setdefault((point.measurement, name), type_)
+        used = [(n, "tag") for n in point.tags] + list(point.field_types.items())
+        for name, type_ in used:
+            established.setdefault((point.measurement, name.lower()), (name, type_))
+    for (measurement, _), (name, type_) in established.items():
+        result.column_types[(measurement, name)] = type_
     for _, _, record in ordered:
         point = record.point
+        used = [(n, "tag") for n in point.tags] + list(point.field_types.items())
         conflict = any(
-            result.column_types[(point.measurement, n)] != "tag" for n in point.tags
-        ) or any(
-            result.column_types[(point.measurement, n)] != t for n, t in point.field_types.items()
+            established[(point.measurement, name.lower())] != (name, type_) for name, type_ in used
         )
         if conflict:
             result.type_conflicts += 1

@@ -1,8 +1,16 @@
-{# Measurement post-hook after update_key_index: the index now holds the table's keys. #}
+{#
+    Measurement post-hook after update_key_index: the index now holds the keys
+    of the table as of its current snapshot. Runs trust the index only while
+    both still hold (the watermark and the snapshot): a run that died after its
+    data commit but before its post-hooks leaves a table with keys the index
+    does not know, and a newer snapshot than the one recorded here.
+#}
 {% macro record_key_index(relation) %}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {{ return("alter table " ~ relation ~ " set tblproperties ('tsdedup.key_index_chunk_seq' = '"
-        ~ tsdedup.read_chunk_watermark(relation) ~ "')") }}
+    {%- set properties = tsdedup.table_properties(relation) -%}
+    {{ return("alter table " ~ relation ~ " set tblproperties ("
+        ~ "'tsdedup.key_index_chunk_seq' = '" ~ tsdedup.read_chunk_watermark(relation) ~ "', "
+        ~ "'tsdedup.key_index_snapshot_id' = '" ~ properties.get('current-snapshot-id', 'none') ~ "')") }}
 {% endmacro %}

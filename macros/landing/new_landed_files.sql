@@ -7,7 +7,8 @@
     chunk ingested before.
 
     A file is skipped when a chunk of the same name and content exists; the same
-    content under a new name is a new chunk (a re-delivery).
+    content under a new name is a new chunk (a re-delivery). A file whose name
+    contains ':' is not ingested (Hadoop cannot open it) and the log says so.
 #}
 {% macro new_landed_files(registry) %}
     {% if not execute %}
@@ -75,7 +76,11 @@
     {%- set deferred = namespace(count=0) -%}
     {%- for row in listed.rows -%}
         {%- set keep = namespace(value=true) -%}
-        {%- if row['name_seen'] -%}
+        {%- if ':' in row['source_file'] -%}
+            {#- Hadoop's file system cannot open such a name (it reads it as a URI). -#}
+            {%- set keep.value = false -%}
+            {{ log("tsdedup: not ingesting " ~ row['source_file'] ~ ": a file name with ':' cannot be read; rename the file", info=True) }}
+        {%- elif row['name_seen'] -%}
             {#- Same name as an ingested file but another size or time: compare content. -#}
             {%- set same_sql -%}
                 select count(*) from {{ registry }}

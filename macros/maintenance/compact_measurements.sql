@@ -27,6 +27,8 @@
             ~ ' order by day'
         ).rows -%}
         {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files", info=True) }}
+        {%- set before = tsdedup.table_properties(table.relation) -%}
+        {%- set index_was_current = before.get('tsdedup.key_index_snapshot_id') == before.get('current-snapshot-id', 'none') -%}
         {%- for day, file_count, partition_key_json in candidates -%}
             {%- set order = [] -%}
             {%- for column in (fromjson(partition_key_json) if partition_key_json else ['time']) -%}
@@ -53,5 +55,11 @@ call {{ catalog }}.system.rewrite_data_files(
                 {{ log("tsdedup: " ~ table.model ~ " " ~ day ~ ": " ~ outcome[0] ~ " files rewritten into " ~ outcome[1], info=True) }}
             {%- endif -%}
         {%- endfor -%}
+        {%- if candidates and not dry_run and index_was_current -%}
+            {#- Compaction moves rows between files, never keys: the key index
+                still describes the table, now as of the compacted snapshot. -#}
+            {%- set after = tsdedup.table_properties(table.relation) -%}
+            {%- do run_query("alter table " ~ table.relation ~ " set tblproperties ('tsdedup.key_index_snapshot_id' = '" ~ after.get('current-snapshot-id', 'none') ~ "')") -%}
+        {%- endif -%}
     {%- endfor -%}
 {% endmacro %}

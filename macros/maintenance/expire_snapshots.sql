@@ -18,28 +18,9 @@
     {%- if retain_last is not number or retain_last < 1 -%}
         {% do exceptions.raise_compiler_error("tsdedup.expire_snapshots: retain_last must be a whole number of at least 1, got " ~ retain_last) %}
     {%- endif -%}
-    {%- if models is string -%}
-        {%- set models = [models] -%}
-    {%- endif -%}
     {%- set catalog = var('tsdedup_iceberg_catalog', 'spark_catalog') -%}
     {%- set cutoff = modules.datetime.datetime.utcnow() - modules.datetime.timedelta(days=retain_days) -%}
-    {%- set tables = [] -%}
-    {%- for node in graph.nodes.values()
-        if node.resource_type == 'model' and node.package_name == project_name
-        and node.config.materialized in ('incremental', 'table')
-        and (models is none or node.name in models) -%}
-        {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-        {%- if relation is not none -%}
-            {%- do tables.append(relation) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if models is none -%}
-        {%- for relation in [tsdedup.run_statistics_relation(), tsdedup.key_index_relation()] -%}
-            {%- if adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none -%}
-                {%- do tables.append(relation) -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endif -%}
+    {%- set tables = tsdedup.maintained_relations(models) -%}
     {%- for relation in tables -%}
         {%- set call -%}
 call {{ catalog }}.system.expire_snapshots(

@@ -50,7 +50,11 @@
     {%- if is_incremental() -%}
         {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
         {%- if watermark is none -%}
-            {% do exceptions.raise_compiler_error("tsdedup: " ~ this ~ " has no property tsdedup.last_chunk_seq, so which chunks it holds is unknown; rebuild it with --full-refresh --select " ~ model.name) %}
+            {#- A run that died between creating the table and recording its
+                watermark: merging every chunk again into what the table holds
+                gives the same result as the run would have. -#}
+            {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
+            {%- set watermark = 0 -%}
         {%- endif -%}
         {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark) -%}
         {%- set merge.active = true -%}

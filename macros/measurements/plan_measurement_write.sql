@@ -12,7 +12,8 @@
     time (real-time data: every chunk covers the same minutes), the key index
     (update_key_index) tells whether any new point's key may be stored there;
     it is asked only when it is current (it holds the keys of every chunk up to
-    the watermark), else its answer counts as "maybe".
+    the watermark, and of the table's current snapshot), else its answer counts
+    as "maybe".
 
     No touched partition can hold a new key: the run deduplicates the new
     chunks among themselves and appends them (mode 'append'; nothing stored is
@@ -27,7 +28,9 @@
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': []}) }}
     {%- endif -%}
     {%- set index = tsdedup.key_index_relation() -%}
-    {%- set index_current = tsdedup.table_properties(relation).get('tsdedup.key_index_chunk_seq') == after_chunk | string -%}
+    {%- set properties = tsdedup.table_properties(relation) -%}
+    {%- set index_current = properties.get('tsdedup.key_index_chunk_seq') == after_chunk | string
+        and properties.get('tsdedup.key_index_snapshot_id') == properties.get('current-snapshot-id', 'none') -%}
     {%- set sql -%}
         with new_points as (
             select

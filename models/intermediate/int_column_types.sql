@@ -2,7 +2,9 @@
     The column catalog: every column of every measurement with its one type.
     The type that appears first in ingestion order wins (chunk sequence, then
     position); a later point that writes another type is a type conflict
-    (see int_type_conflicts).
+    (see int_type_conflicts). Column names are compared without case, as the
+    metastore does: the spelling that appears first wins too, and a later point
+    that writes the column with another spelling is a name conflict.
 #}
 with first_use as (
     select
@@ -21,7 +23,7 @@ ranked as (
         column_type,
         first_seen,
         row_number() over (
-            partition by measurement, column_name
+            partition by measurement, lower(column_name)
             order by first_seen
         ) as type_rank
     from first_use

@@ -1,7 +1,9 @@
 {#
     Points rejected because they write a column with another type than the
-    measurement's established one (InfluxDB: "field type conflict"). Only the
-    chunks and measurements where a conflicting type was seen are scanned.
+    measurement's established one (InfluxDB: "field type conflict"), or spell
+    an established column's name with other upper/lower case letters (column
+    names are compared without case, as the metastore does). Only the chunks
+    and measurements where such a column was seen are scanned.
 #}
 with conflicting_columns as (
     select
@@ -9,12 +11,13 @@ with conflicting_columns as (
         c.measurement,
         c.column_name,
         c.column_type,
+        t.column_name as established_name,
         t.column_type as established_type,
         t.first_chunk_seq
     from {{ ref('stg_columns') }} as c
     inner join {{ ref('int_column_types') }} as t
-        on c.measurement = t.measurement and c.column_name = t.column_name
-    where c.column_type != t.column_type
+        on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
+    where c.column_type != t.column_type or c.column_name != t.column_name
 ),
 
 conflicting_points as (
@@ -25,12 +28,24 @@ conflicting_points as (
         p.measurement,
         p.time_ns,
         c.column_name,
-        concat(
-            if(c.column_type = 'tag' or c.established_type = 'tag', 'column type conflict: ', 'field type conflict: '),
-            'column ', c.column_name, ' of measurement ', c.measurement,
-            ' is ', if(c.established_type = 'tag', 'a tag', c.established_type),
-            ' (since chunk ', c.first_chunk_seq, ') but this point writes it as ',
-            if(c.column_type = 'tag', 'a tag', c.column_type)
+        if(
+            c.column_name != c.established_name,
+            concat(
+                'column name conflict: column ', c.column_name, ' of measurement ', c.measurement,
+                ' differs only in case from its column ', c.established_name,
+                ' (since chunk ', c.first_chunk_seq, '); column names are compared without case'
+            ),
+            concat(
+                if(
+                    c.column_type = 'tag' or c.established_type = 'tag',
+                    'column type conflict: ',
+                    'field type conflict: '
+                ),
+                'column ', c.column_name, ' of measurement ', c.measurement,
+                ' is ', if(c.established_type = 'tag', 'a tag', c.established_type),
+                ' (since chunk ', c.first_chunk_seq, ') but this point writes it as ',
+                if(c.column_type = 'tag', 'a tag', c.column_type)
+            )
         ) as reject_reason
     from {{ ref('stg_points') }} as p
     inner join conflicting_columns as c

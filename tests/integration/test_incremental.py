@@ -2,7 +2,8 @@
 touch, and always equals the full semantics (and a full rebuild).
 
 Chunks are random (a fixed seed, or TSDEDUP_TEST_SEED): overlapping series and
-timestamps, partial-field re-deliveries, exact replays, a tag that appears late.
+timestamps, partial-field re-deliveries, exact replays of earlier files under new
+names, a new file delivered twice at once, a tag that appears late.
 """
 
 from __future__ import annotations
@@ -155,8 +156,15 @@ def test_incremental_runs_equal_the_semantics_and_a_full_rebuild(workspace: Work
             (f"run{run}_{i:02d}.lp", random_chunk(rng, days, late_tag, minute0))
             for i in range(chunks)
         ]
+        # A new file delivered twice at once (two names, one content), in the
+        # first run and in an appended one.
+        if run in (1, 4):
+            name, text = rng.choice(texts)
+            texts.append((name.replace(".lp", "_again.lp"), text))
         if run == 2:
+            # Re-deliveries under new names: the first file, and one drawn at random.
             texts.append((f"run{run}_99_replay.lp", landed[0][1].decode()))
+            texts.append((f"run{run}_98_replay.lp", rng.choice(landed)[1].decode()))
         batch = [(name, text.encode()) for name, text in texts]
         for name, content in batch:
             ws.land(name, content)
