@@ -13,7 +13,7 @@ PYTHON_PATHS := python_udfs tests bench lint
 # Models and singular tests; macros/ is left out (.sqlfluffignore).
 SQL_PATHS := models tests/singular
 
-.PHONY: run test lint lint-fix setup unit test-crash bench bench-small cluster-check clean
+.PHONY: run test lint lint-fix setup unit test-crash bench bench-medium bench-small cluster-check clean
 
 run: setup
 	$(BIN)/tsdedup sample
@@ -48,6 +48,9 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 
 bench: setup
 	$(BIN)/python -m bench --scale full --out bench/results/latest.json --docs docs/benchmarks.md
+
+bench-medium: setup
+	$(BIN)/python -m bench --scale medium --out bench/results/medium.json --docs docs/benchmarks.md
 
 bench-small: setup
 	$(BIN)/python -m bench --scale small --out bench/results/small.json

@@ -109,3 +109,12 @@ def test_peak_memory_covers_the_process_tree(tmp_path: Path) -> None:
     measured = run_measured([sys.executable, "-c", child], tmp_path / "child")
     assert measured.returncode == 0
     assert measured.peak_rss_mb > 250  # the grandchild's 300 MiB were counted
+
+
+def test_rerun_names_the_result_file_the_run_wrote() -> None:
+    from bench.report import _out_path
+
+    assert _out_path("python -m bench --scale medium --out bench/results/m.json") == (
+        "bench/results/m.json"
+    )
+    assert _out_path("python -m bench --scale full") == "bench/results/latest.json"
