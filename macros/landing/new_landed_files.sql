@@ -8,7 +8,10 @@
 
     A file is skipped when a chunk of the same name and content exists; the same
     content under a new name is a new chunk (a re-delivery). A file whose name
-    contains ':' is not ingested (Hadoop cannot open it) and the log says so.
+    contains ':' is not ingested (Hadoop cannot open it) and the log says so;
+    while such a name is in the folder, each file's `glob_ok` is false (the new
+    files cannot be read with one glob over the folder, see
+    binary_files_in_folder).
 #}
 {% macro new_landed_files(registry) %}
     {% if not execute %}
@@ -22,7 +25,10 @@
                 -- '%' or '+' must not be decoded
                 path as source_path,
                 length as source_bytes,
-                modificationTime as source_modified_at
+                modificationTime as source_modified_at,
+                -- any name with ':' in the folder (data file or not) stops a glob
+                -- over it: Hadoop's glob cannot list such a name
+                bool_or(regexp_extract(path, '[^/]+$', 0) like '%:%') over () as folder_has_colon_name
             from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}
         ),
 
@@ -31,7 +37,8 @@
                 source_path,
                 regexp_extract(source_path, '[^/]+$', 0) as source_file,
                 source_bytes,
-                source_modified_at
+                source_modified_at,
+                folder_has_colon_name
             from landed
             where lower(source_path) rlike '[.](lp|txt|csv)([.]gz)?$|[.]parquet$'
         )
@@ -41,6 +48,7 @@
             n.source_file,
             n.source_bytes,
             cast(n.source_modified_at as string) as source_modified_at,
+            n.folder_has_colon_name,
             {% if registry is not none -%}
             exists(
                 select 1 from {{ registry }} as r
@@ -79,7 +87,8 @@
         {%- if ':' in row['source_file'] -%}
             {#- Hadoop's file system cannot open such a name (it reads it as a URI). -#}
             {%- set keep.value = false -%}
-            {{ log("tsdedup: not ingesting " ~ row['source_file'] ~ ": a file name with ':' cannot be read; rename the file", info=True) }}
+            {{ log("tsdedup: not ingesting " ~ row['source_file'] ~ ": a file name with ':' cannot be read; rename the file"
+                ~ " (until then the new files are read one by one, which is slower)", info=True) }}
         {%- elif row['name_seen'] -%}
             {#- Same name as an ingested file but another size or time: compare content. -#}
             {%- set same_sql -%}
@@ -98,6 +107,7 @@
                 'chunk_seq': next_seq.value + files | length,
                 'source_path': row['source_path'],
                 'source_file': row['source_file'],
+                'glob_ok': not row['folder_has_colon_name'],
             }) -%}
         {%- elif keep.value -%}
             {%- set deferred.count = deferred.count + 1 -%}

@@ -58,7 +58,11 @@ landed_files as (
         b.modificationTime as source_modified_at,
         sha2(b.content, 256) as content_sha256,
         b.content
-    from {{ tsdedup.binary_files_in_folder(folder, folder_files | map(attribute='source_file') | list) }} as b
+    from {{ tsdedup.binary_files_in_folder(
+        folder,
+        folder_files | map(attribute='source_file') | list,
+        glob=folder_files | map(attribute='glob_ok') | min,
+    ) }} as b
     inner join new_files as n
         on b.path = n.source_path
     {%- if not loop.last %}
