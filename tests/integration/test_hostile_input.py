@@ -18,28 +18,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from python_udfs.line_protocol import Point, format_line
+from tests.hostile_names import HOSTILE_NAMES, INJECTION
 from tests.integration.conftest import Workspace
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
-INJECTION = "x`; drop table y; --"
-# Names that must become columns exactly as written, never SQL.
-HOSTILE_NAMES = [
-    'double"quote',
-    "single'quote",
-    "back`tick",
-    INJECTION,
-    "'); drop table tsdedup.y; --",
-    "with space",
-    "dotted.name",
-    "ünïcødé_名前",
-    "select",
-    "from",
-    "{{ 7 * 7 }}",
-    "back\\slash",
-]
 BIG = "x" * 10_000_000
 
 

@@ -31,6 +31,7 @@ from python_udfs.chunk_reader import (
 )
 from python_udfs.line_protocol import Point, format_line
 from python_udfs.udtf import COLUMNS, chunk_rows
+from tests.hostile_names import HOSTILE_NAMES
 
 INGEST_NS = 1_700_000_000_123_456_789
 NAMES = [name for name, _ in COLUMNS]
@@ -306,23 +307,6 @@ def test_names_differing_only_in_case_are_rejected(line: str) -> None:
 def test_reserved_names_in_any_case_are_rejected(name: str) -> None:
     rejected(only(read("r.lp", f"m {name}=1 1\n")), "reserved column name")
     rejected(only(read("r.lp", f"m,{name}=a v=1 1\n")), "reserved column name")
-
-
-HOSTILE_NAMES = [
-    'double"quote',
-    "single'quote",
-    "back`tick",
-    "x`; drop table y; --",
-    "'); drop table tsdedup.raw_chunks; --",
-    "with space",
-    "dotted.name",
-    "ünïcødé_名前",
-    "select",
-    "from",
-    "{{ 7 * 7 }}",
-    "${var}",
-    "back\\slash",
-]
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
