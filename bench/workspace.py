@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.procs import Measured, run_measured
+from python_udfs.project_copy import copy_dbt_project
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The project without its sample seeds (the benchmark lands its own data).
 PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "profiles", "tests/singular")
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
 
@@ -69,14 +71,7 @@ class Workspace:
         return self.root / "logs"
 
     def create(self) -> Workspace:
-        self.project.mkdir(parents=True)
-        for part in PROJECT_PARTS:
-            source, target = PROJECT_ROOT / part, self.project / part
-            if source.is_dir():
-                shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
-            elif source.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+        copy_dbt_project(PROJECT_ROOT, self.project, PROJECT_PARTS)
         for relative, sql in self.extra_models.items():
             path = self.project / relative
             path.parent.mkdir(parents=True, exist_ok=True)

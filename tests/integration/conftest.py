@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,8 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from python_udfs.project_copy import copy_dbt_project
+
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "profiles", "seeds", "tests/singular")
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
 SERVER_MODULE = "tests.integration.tsdedup_server"
 
@@ -202,15 +202,7 @@ def disable_sample_measurements(project: Path) -> None:
 
 def make_workspace(root: Path, sample_measurements: bool = True) -> Workspace:
     ws = Workspace(root)
-    ws.project.mkdir(parents=True)
-    for part in PROJECT_PARTS:
-        source = ROOT / part
-        target = ws.project / part
-        if source.is_dir():
-            shutil.copytree(source, target)
-        elif source.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+    copy_dbt_project(ROOT, ws.project)
     ws.landing.mkdir()
     if not sample_measurements:
         disable_sample_measurements(ws.project)
