@@ -3,6 +3,13 @@
     accepted points: how many points, their time range, and how many distinct
     values each tag has there. The first chunk of a partition orders the
     partition's sort key by these counts.
+
+    The points are read once: each point becomes one row for itself (tag_name
+    NULL) and one row per tag it carries, and one aggregation counts both.
+    Reading them once also matters to readers that filter this view by
+    chunk_seq (sort_key_catalog): Spark then pushes the filter into every scan
+    of the raw log, the type-conflict check's included, so a run reads only the
+    new chunks' points and not every point ever landed.
 #}
 with accepted_points as (
     select
@@ -16,59 +23,47 @@ with accepted_points as (
         on p.chunk_seq = c.chunk_seq and p.position = c.position
 ),
 
-chunk_partitions as (
-    select
-        measurement,
-        partition_day,
-        chunk_seq,
-        count(*) as point_count,
-        min(time_ns) as min_time_ns,
-        max(time_ns) as max_time_ns
-    from accepted_points
-    group by measurement, partition_day, chunk_seq
-),
-
-tag_values as (
+point_and_tag_rows as (
     select
         a.measurement,
         a.partition_day,
         a.chunk_seq,
-        t.tag_name,
-        t.tag_value
+        a.time_ns,
+        r.tag_name,
+        r.tag_value
     from accepted_points as a
-        lateral view explode(a.tags) t as tag_name, tag_value
+        lateral view inline(
+            concat(
+                array(named_struct('tag_name', cast(null as string), 'tag_value', cast(null as string))),
+                transform(map_entries(a.tags), t -> named_struct('tag_name', t.key, 'tag_value', t.value))
+            )
+        ) r as tag_name, tag_value
 ),
 
-tag_counts as (
+per_tag as (
     select
         measurement,
         partition_day,
         chunk_seq,
-        map_from_entries(collect_list(struct(tag_name, distinct_values))) as cardinalities
-    from (
-        select
-            measurement,
-            partition_day,
-            chunk_seq,
-            tag_name,
-            count(distinct tag_value) as distinct_values
-        from tag_values
-        group by measurement, partition_day, chunk_seq, tag_name
-    ) as per_tag
-    group by measurement, partition_day, chunk_seq
+        tag_name,
+        count(*) as group_rows,
+        min(time_ns) as min_time_ns,
+        max(time_ns) as max_time_ns,
+        count(distinct tag_value) as distinct_values
+    from point_and_tag_rows
+    group by measurement, partition_day, chunk_seq, tag_name
 )
 
 select
-    p.measurement,
-    p.partition_day,
-    p.chunk_seq,
-    p.point_count,
-    p.min_time_ns,
-    p.max_time_ns,
-    coalesce(t.cardinalities, cast(map() as map<string, bigint>)) as cardinalities
-from chunk_partitions as p
-left join tag_counts as t
-    on
-        p.measurement = t.measurement
-        and p.partition_day = t.partition_day
-        and p.chunk_seq = t.chunk_seq
+    measurement,
+    partition_day,
+    chunk_seq,
+    -- the rows without a tag name are the points themselves
+    max(if(tag_name is null, group_rows, null)) as point_count,
+    min(min_time_ns) as min_time_ns,
+    max(max_time_ns) as max_time_ns,
+    map_from_entries(
+        collect_list(if(tag_name is null, null, struct(tag_name, distinct_values)))
+    ) as cardinalities
+from per_tag
+group by measurement, partition_day, chunk_seq
