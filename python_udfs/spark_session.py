@@ -104,6 +104,11 @@ def base_conf(paths: Paths, log_level: str | None = None) -> dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.caseSensitive": "true",
         "spark.sql.ansi.enabled": "false",
+        # Spark replaces ${name}, ${env:NAME} and ${system:name} anywhere in a SQL
+        # text, string literals and quoted names included: a field named
+        # `${env:HOME}` would have become the folder's path, and an unknown
+        # ${var} vanishes. Names from data must reach the statement untouched.
+        "spark.sql.variable.substitute": "false",
         "spark.sql.extensions": (
             "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
         ),

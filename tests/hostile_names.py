@@ -1,6 +1,7 @@
 """Measurement, tag and field names that must be read, stored and queried as
 exactly these names, never as SQL or template text: quotes, backticks, SQL
-statements, spaces, dots, unicode, keywords, Jinja and shell syntax."""
+statements, spaces, dots, unicode, keywords, Jinja, and Spark's variable syntax (which Spark would
+replace anywhere in a statement unless told not to)."""
 
 from __future__ import annotations
 
@@ -20,4 +21,5 @@ HOSTILE_NAMES = [
     "{{ 7 * 7 }}",
     "${var}",
     "back\\slash",
+    "${env:HOME}",
 ]
