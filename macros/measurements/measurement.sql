@@ -138,8 +138,12 @@ deduplicated as (
         mode,
     ) | indent(4) }}
 )
+{%- set shared_key = none %}
+{%- if columns['tags'] %}
+{%- set shared_key = tsdedup.shared_sort_key(sort_keys_relation, measurement_name, columns['tags'], merge.days if merge.active else none) %}
+{%- endif %}
 
-{%- if tag_columns %},
+{%- if columns['tags'] and shared_key is none %},
 
 partition_keys as (
     {#- The sort key of each day partition, without `time` (time_ns sorts last). #}
@@ -158,10 +162,18 @@ select
     {{ tsdedup.time_from_ns('d.time_ns') }} as `time`,
     d.time_ns
 from deduplicated as d
-{%- if tag_columns %}
+{#- Each day's rows in its partition sort key's order, so data files are written sorted. #}
+{%- if shared_key is not none %}
+{#- Every day written has the same sort key: sort by the columns themselves. #}
+order by
+    to_date({{ tsdedup.time_from_ns('d.time_ns') }}),
+    {%- for tag in shared_key %}
+    d.{{ tsdedup.quote_identifier(tag) }},
+    {%- endfor %}
+    d.time_ns
+{%- elif columns['tags'] %}
 left join partition_keys as k
     on to_date({{ tsdedup.time_from_ns('d.time_ns') }}) = k.partition_day
-{#- Each day's rows in its partition sort key's order, so data files are written sorted. #}
 order by
     k.partition_day,
     transform(k.key_tags, tag -> case tag
