@@ -5,7 +5,8 @@
     partition's sort key by these counts.
 
     The points are read once: each point becomes one row for itself (tag_name
-    NULL) and one row per tag it carries, and one aggregation counts both.
+    NULL) and one row per tag it carries (none when its tags are NULL), and one
+    aggregation counts both.
     Reading them once also matters to readers that filter this view by
     chunk_seq (sort_key_catalog): Spark then pushes the filter into every scan
     of the raw log, the type-conflict check's included, so a run reads only the
@@ -35,7 +36,10 @@ point_and_tag_rows as (
         lateral view inline(
             concat(
                 array(named_struct('tag_name', cast(null as string), 'tag_value', cast(null as string))),
-                transform(map_entries(a.tags), t -> named_struct('tag_name', t.key, 'tag_value', t.value))
+                transform(
+                    map_entries(coalesce(a.tags, cast(map() as map<string, string>))),
+                    t -> named_struct('tag_name', t.key, 'tag_value', t.value)
+                )
             )
         ) r as tag_name, tag_value
 ),
