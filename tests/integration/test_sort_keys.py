@@ -120,3 +120,35 @@ def test_keys_follow_the_iox_rules_and_files_come_back_sorted(workspace: Workspa
             for row in rows
         ]
         assert order == sorted(order), data_file["file_path"]
+
+
+def test_one_shared_key_sorts_by_the_columns_in_key_order(workspace: Workspace) -> None:
+    # One day, one key: z (2 values) before a (3 values), the reverse of name order,
+    # so a file sorted by name order would fail the check below.
+    ws = workspace
+    ws.add_measurement_model("s", "s")
+    tag_sets = [{"a": a, "z": z} for a in ("x", "y", "w") for z in ("q", "p")]
+    first = [
+        f"s,a={t['a']},z={t['z']} v={i}i {DAY1 + (i % 4) * HOUR}" for i, t in enumerate(tag_sets)
+    ]
+    ws.land("s1.lp", "\n".join(first) + "\n")
+    ws.build()
+    # A second run merges into the same day (overlapping keys), again with one key.
+    ws.land("s2.lp", "\n".join(reversed(first)) + "\n")
+    ws.build()
+
+    current, files = ws.sql(
+        "select * from tsdedup.sort_keys where measurement = 's'",
+        "select file_path from tsdedup.s.files",
+    )
+    assert [r["partition_key"] for r in current] == [["z", "a", "time"]]
+    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/s.sql").read_text(
+        encoding="utf-8"
+    )
+    assert "d.`z`,\n    d.`a`,\n    d.time_ns" in compiled  # the plain-column order
+    assert "transform(k.key_tags" not in compiled
+    assert files
+    for data_file in files:
+        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
+        order = [(row["z"], row["a"], row["time_ns"]) for row in rows]
+        assert order == sorted(order), data_file["file_path"]
