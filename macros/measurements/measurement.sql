@@ -12,15 +12,19 @@
     Rows are written day by day in each day partition's sort key (sort_keys).
 
     Incremental: a run reads the chunks ingested since the table's watermark
-    (see read_chunk_watermark.sql). When no stored data file overlaps them in time
-    (plan_measurement_write, from metadata), it deduplicates them among
-    themselves and appends them; nothing stored is read or rewritten. Otherwise
-    it reads the table's rows in the day partitions those chunks touch,
-    deduplicates them together (the stored rows come first in ingestion order)
-    and overwrites just those partitions. Untouched partitions are neither read
-    nor rewritten. The compiled SQL starts with the write mode
-    (`/* tsdedup write mode: append */`), which tells the incremental
-    materialization to insert instead of overwrite (dbt_spark_get_incremental_sql).
+    (see read_chunk_watermark.sql) and writes them in one of three modes that
+    plan_measurement_write decides from metadata:
+      - append: nothing stored can share a key with them; they are deduplicated
+        among themselves and inserted, nothing stored is read or rewritten;
+      - merge: the deduplicated new points are merged into the stored rows of the
+        day partitions they touch, row by row (merge_measurement_sql);
+      - overwrite: the table's rows in the touched day partitions and the new
+        points are deduplicated together (the stored rows come first in
+        ingestion order) and those partitions are overwritten.
+    Untouched partitions are neither read nor rewritten. The compiled SQL starts
+    with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
+    days: 2026-11-02 */`), which tells the incremental materialization which
+    statement to write (dbt_spark_get_incremental_sql).
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}
@@ -46,7 +50,7 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], stored_columns=[], mode='rebuild') -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns=[], mode='rebuild') -%}
     {%- if is_incremental() -%}
         {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
         {%- if watermark is none -%}
@@ -59,8 +63,11 @@
         {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
-        {%- set merge.mode = plan['mode'] -%}
+        {#- A row-level merge reads the table's recorded measurement and winner
+            rule, which only a completed run leaves behind. -#}
+        {%- set merge.mode = 'overwrite' if plan['mode'] == 'merge' and watermark == 0 else plan['mode'] -%}
         {%- set merge.days = plan['days'] -%}
+        {%- set merge.match_days = plan['overlapping_days'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.append(column.name) -%}
         {%- endfor -%}
@@ -73,14 +80,26 @@
         {%- else -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
                 ~ " into " ~ merge.days | length ~ " day partition(s) (" ~ plan['overlapping_days'] | length
-                ~ " overlap stored data in time)", info=True) }}
+                ~ " may hold their keys; " ~ ("row by row" if merge.mode == 'merge' else "overwriting the touched partitions")
+                ~ ")", info=True) }}
         {%- endif -%}
     {%- endif -%}
 
     {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
     {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
+    {%- set shared_key = none -%}
+    {%- if columns['tags'] -%}
+        {%- set shared_key = tsdedup.shared_sort_key(sort_keys_relation, measurement_name, columns['tags'], merge.days if merge.active else none) -%}
+    {%- endif -%}
+    {%- if merge.mode == 'merge' and columns['tags'] and shared_key is none -%}
+        {#- A row-level merge writes its rows in the table's write order, one order
+            for every day it touches: with different keys per day, overwrite. -#}
+        {{ log("tsdedup: " ~ measurement_name ~ ": the day partitions differ in sort key; overwriting them instead of a row-level merge", info=True) }}
+        {%- set merge.mode = 'overwrite' -%}
+    {%- endif -%}
 
-/* tsdedup write mode: {{ merge.mode }} */
+/* tsdedup write mode: {{ merge.mode }}
+{%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}{% endif %} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type. #}
     select
@@ -138,10 +157,6 @@ deduplicated as (
         mode,
     ) | indent(4) }}
 )
-{%- set shared_key = none %}
-{%- if columns['tags'] %}
-{%- set shared_key = tsdedup.shared_sort_key(sort_keys_relation, measurement_name, columns['tags'], merge.days if merge.active else none) %}
-{%- endif %}
 
 {%- if columns['tags'] and shared_key is none %},
 

@@ -3,9 +3,11 @@
     alone (IOx: never sort-merge what cannot hold a duplicate):
 
       - the day partitions the chunks after `after_chunk` have points in, with
-        their time range in each, from the chunk catalog `catalog_relation`;
-      - the time range of every data file of the table in those partitions,
-        from Iceberg's `files` metadata table (column bounds of `time_ns`).
+        their time range and point count in each, from the chunk catalog
+        `catalog_relation`;
+      - the time range and row count of every data file of the table in those
+        partitions, from Iceberg's `files` metadata table (column bounds of
+        `time_ns`; delete files carry no time bounds and are not counted).
 
     If no stored file of a touched partition overlaps the new points' time range
     there, no stored row can share a key with them. Where files do overlap in
@@ -15,13 +17,23 @@
     the watermark, and of the table's current snapshot), else its answer counts
     as "maybe".
 
-    No touched partition can hold a new key: the run deduplicates the new
-    chunks among themselves and appends them (mode 'append'; nothing stored is
-    read or rewritten). Otherwise it merges them with the stored rows of the
-    touched partitions and overwrites those (mode 'overwrite').
+      - 'append': no touched partition can hold a new key. The run deduplicates
+        the new chunks among themselves and appends them; nothing stored is read
+        or rewritten.
+      - 'merge': some can, and the new points there are fewer than the rows
+        stored there. The run merges the deduplicated new points into the table
+        row by row (Iceberg MERGE, merge-on-read): a stored row that shares a key
+        with a new point is marked deleted and written again with the merged
+        values, every other new point is inserted. No stored data file is
+        rewritten; compaction folds the deletes in later.
+      - 'overwrite': the new points there are as many as the stored rows or more
+        (a backfill). The run merges them with the stored rows of the touched
+        partitions and overwrites those partitions, which costs about what a
+        row-level merge would and leaves no deletes behind.
 
-    Returns {'mode': 'append' | 'overwrite', 'days': [ISO dates],
+    Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
     'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates]}.
+    `overlapping_days` are the partitions that may hold a new key.
 #}
 {% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk) %}
     {%- if not execute -%}
@@ -36,7 +48,8 @@
             select
                 partition_day,
                 min(min_time_ns) as min_time_ns,
-                max(max_time_ns) as max_time_ns
+                max(max_time_ns) as max_time_ns,
+                sum(point_count) as point_count
             from {{ catalog_relation }}
             where
                 measurement = {{ tsdedup.string_literal(measurement_name) }}
@@ -48,13 +61,17 @@
             select
                 `partition`.time_day as partition_day,
                 readable_metrics.time_ns.lower_bound as min_time_ns,
-                readable_metrics.time_ns.upper_bound as max_time_ns
+                readable_metrics.time_ns.upper_bound as max_time_ns,
+                record_count
             from {{ relation }}.files
+            where content = 0  -- data files; delete files have no time bounds
         )
 
         select
             cast(n.partition_day as string) as partition_day,
-            count(s.partition_day) as overlapping_files
+            count(s.partition_day) as overlapping_files,
+            max(n.point_count) as new_points,
+            coalesce(sum(s.record_count), 0) as stored_rows
         from new_points as n
         left join stored_files as s
             on
@@ -66,10 +83,12 @@
     {%- endset -%}
     {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'index_checked_days': []} -%}
     {%- set overlapping_in_time = [] -%}
+    {%- set counts = {} -%}
     {%- for row in run_query(sql).rows -%}
         {%- do plan['days'].append(row[0]) -%}
         {%- if row[1] > 0 -%}
             {%- do overlapping_in_time.append(row[0]) -%}
+            {%- do counts.update({row[0]: (row[2] or 0, row[3])}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if overlapping_in_time and index_current -%}
@@ -108,7 +127,12 @@
         {%- do plan.update({'overlapping_days': overlapping_in_time}) -%}
     {%- endif -%}
     {%- if plan['overlapping_days'] -%}
-        {%- do plan.update({'mode': 'overwrite'}) -%}
+        {%- set totals = namespace(new_points=0, stored_rows=0) -%}
+        {%- for day in plan['overlapping_days'] -%}
+            {%- set totals.new_points = totals.new_points + counts[day][0] -%}
+            {%- set totals.stored_rows = totals.stored_rows + counts[day][1] -%}
+        {%- endfor -%}
+        {%- do plan.update({'mode': 'merge' if totals.new_points < totals.stored_rows else 'overwrite'}) -%}
     {%- endif -%}
     {{ return(plan) }}
 {% endmacro %}

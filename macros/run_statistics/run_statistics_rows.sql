@@ -84,13 +84,15 @@ left join (
     {%- if before_snapshot is none %}
     select cast(null as date) as partition_day, cast(0 as bigint) as record_count where 1 = 0
     {%- else %}
-    select `partition`.time_day as partition_day, record_count
+    -- rows a merge marked deleted are still counted in their data files
+    select `partition`.time_day as partition_day, record_count - position_delete_record_count as record_count
     from {{ relation }}.partitions version as of {{ before_snapshot }}
     {%- endif %}
 ) as b
     on d.partition_day = b.partition_day
 left join (
-    select `partition`.time_day as partition_day, record_count
+    -- rows a merge marked deleted are still counted in their data files
+    select `partition`.time_day as partition_day, record_count - position_delete_record_count as record_count
     from {{ relation }}.partitions version as of {{ after_snapshot }}
 ) as a
     on d.partition_day = a.partition_day

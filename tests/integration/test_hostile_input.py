@@ -137,7 +137,7 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
     ).check()
     before = ws.sql(
         "select * from tsdedup.good",
-        "select file_path from tsdedup.good.files",
+        "select file_path from tsdedup.good.data_files",
         "show tables in tsdedup",
         "select * from tsdedup.raw_chunks where chunk_seq = 1",
     )
@@ -154,7 +154,7 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
 
     after = ws.sql(
         "select * from tsdedup.good",
-        "select file_path from tsdedup.good.files",
+        "select file_path from tsdedup.good.data_files",
         "show tables in tsdedup",
         "select * from tsdedup.raw_chunks where chunk_seq = 1",
         "select * from tsdedup.y",

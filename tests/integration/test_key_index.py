@@ -34,7 +34,7 @@ def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
     return tuple(
         ws.sql(
             "select * from tsdedup.idx",
-            "select file_path from tsdedup.idx.files",
+            "select file_path from tsdedup.idx.data_files",
             "select count(*) as n, count(distinct key_hash) as distinct_keys"
             " from tsdedup.key_index where measurement = 'idx'",
         )
@@ -70,11 +70,13 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
     assert index == [{"n": 50, "distinct_keys": 50}]
 
-    # A known key (h2 at minute 0..9): merged, the partition rewritten.
+    # A known key (h2 at minute 0..9): merged row by row (10 new points, 50
+    # stored rows); the stored files stay, the replaced rows are marked deleted.
     out = deliver("3.lp", chunk(["h2"], 3.0))
     assert "idx: merging the chunks after chunk 2" in out
+    assert "row by row" in out
     table, files_3, index = rows(ws)
-    assert not {f["file_path"] for f in files_2} & {f["file_path"] for f in files_3}
+    assert {f["file_path"] for f in files_2} < {f["file_path"] for f in files_3}
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
     assert index == [{"n": 50, "distinct_keys": 50}]
 

@@ -128,7 +128,7 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     ws.land(*landed[-1])
     assert "live: appending the chunks after chunk 3" in ws.tsdedup("run").check().stdout
     table_3, files_before = ws.sql(
-        "select * from tsdedup.live", "select file_path from tsdedup.live.files"
+        "select * from tsdedup.live", "select file_path from tsdedup.live.data_files"
     )
     assert projected(table_3) == projected(expected_from_files(landed).rows("live"))
     assert len(table_3) == len(table_2) + 30
@@ -141,7 +141,7 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     assert "files rewritten into 1" in result.stdout, result.stdout
     compacted, files_after, keys = ws.sql(
         "select * from tsdedup.live",
-        "select file_path from tsdedup.live.files",
+        "select file_path from tsdedup.live.data_files",
         "select partition_key from tsdedup.sort_keys where measurement = 'live'",
     )
     assert len(files_after) == 1

@@ -85,7 +85,7 @@ def test_keys_follow_the_iox_rules_and_files_come_back_sorted(workspace: Workspa
         "select * from tsdedup.sort_key_history where measurement = 'm' "
         "order by partition_day, chunk_seq",
         "select * from tsdedup.sort_keys where measurement = 'm' order by partition_day",
-        "select file_path, cast(partition.time_day as string) as day from tsdedup.m.files",
+        "select file_path, cast(partition.time_day as string) as day from tsdedup.m.data_files",
     )
 
     day1 = [r for r in catalog if r["partition_day"] == "2026-11-01"]
@@ -139,7 +139,7 @@ def test_one_shared_key_sorts_by_the_columns_in_key_order(workspace: Workspace) 
 
     current, files = ws.sql(
         "select * from tsdedup.sort_keys where measurement = 's'",
-        "select file_path from tsdedup.s.files",
+        "select file_path from tsdedup.s.data_files",
     )
     assert [r["partition_key"] for r in current] == [["z", "a", "time"]]
     compiled = (ws.project / "target/compiled/tsdedup/models/measurements/s.sql").read_text(

@@ -1,0 +1,74 @@
+{#
+    The write statement of a measurement model in mode 'merge' (see
+    plan_measurement_write): merge the run's deduplicated new points (`source`)
+    into the stored rows of the day partitions they touch, row by row.
+
+        merge into tsdedup.cpu as t
+        using cpu__dbt_tmp as s
+        on
+            (t.`time` >= timestamp'2026-11-02 00:00:00' and t.`time` < timestamp'2026-11-03 00:00:00')
+            and t.time_ns = s.time_ns
+            and t.`host` <=> s.`host`
+        when matched then update set
+            t.`usage_user` = coalesce(s.`usage_user`, t.`usage_user`)
+        when not matched then insert *
+
+    The stored row comes first in ingestion order, so under the winner rule
+    'fields' a field keeps its stored value only where the new points have none;
+    under 'last_row' the new row replaces it whole. Tags compare with `<=>`: an
+    absent tag is NULL and NULL equals NULL. The day predicates let Iceberg read
+    only the touched partitions.
+
+    The table is merge-on-read: a matched row is marked deleted in a position
+    delete file and written again, no stored data file is rewritten. Rows are
+    written in the days' shared sort key, set as the table's write order first.
+
+    `header` is the model's write-mode comment, e.g.
+    `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`.
+#}
+{% macro merge_measurement_sql(source, target, header) %}
+    {%- set found = modules.re.match('/\\* tsdedup write mode: merge, winner rule: (fields|last_row), days: ([0-9 -]+) \\*/', header) -%}
+    {%- if not found -%}
+        {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge write mode comment: " ~ header[:200]) %}
+    {%- endif -%}
+    {%- set winner_rule = found.group(1) -%}
+    {%- set days = found.group(2).split() -%}
+    {%- set properties = tsdedup.table_properties(target) -%}
+    {%- set measurement_name = properties.get('tsdedup.measurement') -%}
+    {%- if measurement_name is none -%}
+        {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ " records no measurement (table property tsdedup.measurement); run it with --full-refresh") %}
+    {%- endif -%}
+    {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
+    {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', names) | list -%}
+    {%- set fields = names | reject('in', tags + ['time', 'time_ns']) | list -%}
+
+    {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
+    {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns']) -%}
+    {%- if properties.get('write.merge.mode') != 'merge-on-read' -%}
+        {#- Tables created before measurement tables were merge-on-read. -#}
+        {%- do run_query("alter table " ~ target ~ " set tblproperties ('write.merge.mode' = 'merge-on-read')") -%}
+    {%- endif -%}
+
+merge into {{ target }} as t
+using {{ source }} as s
+on
+    (
+        {%- for day in days %}
+        {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() %}
+        {{ 'or ' if not loop.first }}(t.`time` >= timestamp'{{ day }} 00:00:00' and t.`time` < timestamp'{{ next_day }} 00:00:00')
+        {%- endfor %}
+    )
+    and t.time_ns = s.time_ns
+    {%- for tag in tags %}
+    and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
+    {%- endfor %}
+{%- if winner_rule == 'last_row' %}
+when matched then update set *
+{%- elif fields %}
+when matched then update set
+    {%- for field in fields %}
+    t.{{ tsdedup.quote_identifier(field) }} = coalesce(s.{{ tsdedup.quote_identifier(field) }}, t.{{ tsdedup.quote_identifier(field) }}){{ ',' if not loop.last }}
+    {%- endfor %}
+{%- endif %}
+when not matched then insert *
+{% endmacro %}

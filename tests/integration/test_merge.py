@@ -1,0 +1,203 @@
+"""Row-level merge: re-delivered points merged into a day without rewriting it.
+
+A day holds many stored rows; a run brings a few re-deliveries of them and some
+new points. The plan picks a merge: matched rows are marked deleted and written
+again with the merged values, the rest inserted; no stored data file is
+rewritten. A backfill as large as the day overwrites it instead; compaction
+folds the deletes in; every state equals the reference semantics.
+"""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.integration.conftest import Workspace
+from tests.integration.test_live_and_maintenance import _local, canonical
+from tests.reference import expected_from_files
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
+MINUTE = 60 * 10**9
+ODD = "we`ird tag"  # a tag name that needs quoting (backtick, space)
+HOSTS = ["h1", "h2", "h3"]
+
+
+def line(host: str | None, odd: str | None, fields: str, minute: int) -> str:
+    tags = (f",host={host}" if host else "") + (f",we`ird\\ tag={odd}" if odd else "")
+    return f"mg{tags} {fields} {DAY0 + minute * MINUTE}"
+
+
+def stored_day() -> str:
+    # 3 hosts (and one point with no host) x 20 minutes; the odd tag on h1 only.
+    lines = []
+    for minute in range(20):
+        for host in HOSTS:
+            odd = "o1" if host == "h1" else None
+            lines.append(line(host, odd, f"value={minute}.5,count={minute}i", minute))
+        lines.append(line(None, None, f"value={minute}.25", minute))
+    return "\n".join(lines) + "\n"
+
+
+def redeliveries(minutes: range, value: float) -> str:
+    lines = []
+    for minute in minutes:
+        # partial: only `count`, a new value; the value field keeps the stored one
+        lines.append(line("h2", None, f"count={100 + minute}i", minute))
+        # a full re-delivery that overrides both fields
+        lines.append(line("h1", "o1", f"value={value},count=7i", minute))
+        # the point without a host: NULL matches NULL
+        lines.append(line(None, None, f"value={value + 1}", minute))
+    # new points later the same day
+    for minute in range(30, 34):
+        lines.append(line("h3", None, f"value={value},count=1i", minute))
+    return "\n".join(lines) + "\n"
+
+
+def data_files(ws: Workspace, model: str) -> list[dict[str, object]]:
+    (files,) = ws.sql(
+        f"select file_path, content, record_count from tsdedup.{model}.files order by file_path"
+    )
+    return files
+
+
+def last_summary(ws: Workspace, model: str) -> dict[str, str]:
+    (rows,) = ws.sql(
+        f"select summary from tsdedup.{model}.snapshots order by committed_at desc limit 1"
+    )
+    return dict(rows[0]["summary"])  # type: ignore[call-overload]
+
+
+def without_time(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in row.items() if k != "time"} for row in rows]
+
+
+def check_state(ws: Workspace, landed: list[tuple[str, bytes]]) -> list[dict[str, object]]:
+    fields_rows, last_rows = (
+        without_time(rows)
+        for rows in ws.sql("select * from tsdedup.mg", "select * from tsdedup.mg_last")
+    )
+    assert canonical(fields_rows) == canonical(expected_from_files(landed).rows("mg"))
+    assert canonical(last_rows) == canonical(
+        expected_from_files(landed, mode="last_row").rows("mg")
+    )
+    return fields_rows
+
+
+def parquet_name(name: str) -> str:
+    """The column name Iceberg writes into Parquet: other characters than letters,
+    digits and `_` as `_x<hex code>`."""
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c == "_") else f"_x{ord(c):X}" for c in name
+    )
+
+
+def check_files_sorted(ws: Workspace) -> None:
+    (keys,) = ws.sql("select partition_key from tsdedup.sort_keys where measurement = 'mg'")
+    tags = [parquet_name(c) for c in keys[0]["partition_key"] if c != "time"]  # type: ignore[union-attr]
+    assert tags == ["we_x60ird_x20tag", "host"]
+    for data_file in data_files(ws, "mg"):
+        if data_file["content"] != 0:
+            continue
+        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
+        order = [
+            (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
+            for row in rows
+        ]
+        assert order == sorted(order), data_file["file_path"]
+
+
+def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Workspace) -> None:
+    ws = workspace
+    ws.add_measurement_model("mg", "mg")
+    (ws.project / "models" / "measurements" / "mg_last.sql").write_text(
+        "{{ tsdedup.measurement('mg', dedup_mode='last_row') }}\n", encoding="utf-8"
+    )
+    landed = [("0001.lp", stored_day().encode())]
+    ws.land(*landed[0])
+    ws.build()
+    first = check_state(ws, landed)
+    assert len(first) == 80
+    files_1 = data_files(ws, "mg")
+
+    # Run 2: 15 re-deliveries and 4 new points against 80 stored rows: a merge.
+    landed.append(("0002.lp", redeliveries(range(5), 50.0).encode()))
+    ws.land(*landed[-1])
+    result = ws.build()
+    assert "mg: merging the chunks after chunk 1 into 1 day partition(s)" in result.stdout
+    assert "row by row" in result.stdout
+    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
+        encoding="utf-8"
+    )
+    assert compiled.startswith(
+        "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01 */"
+    )
+    executed = (ws.project / "target/run/tsdedup/models/measurements/mg.sql").read_text(
+        encoding="utf-8"
+    )
+    assert "merge into" in executed
+    assert "t.`we``ird tag` <=> s.`we``ird tag`" in executed
+    assert "t.`value` = coalesce(s.`value`, t.`value`)" in executed
+    second = check_state(ws, landed)
+    assert len(second) == 84
+    h2 = {r["time_ns"]: (r["value"], r["count"]) for r in second if r["host"] == "h2"}
+    assert h2[DAY0] == (0.5, 100), "a partial re-delivery keeps the stored value"
+    no_host = [r for r in second if r["host"] is None and r["time_ns"] == DAY0]
+    assert [r["value"] for r in no_host] == [51.0], "NULL tag matched NULL"
+
+    summary = last_summary(ws, "mg")
+    assert summary.get("deleted-data-files", "0") == "0", "no stored data file rewritten"
+    assert summary["added-position-deletes"] == "15"
+    files_2 = data_files(ws, "mg")
+    kept = {f["file_path"] for f in files_1}
+    assert kept < {f["file_path"] for f in files_2}
+    assert any(f["content"] == 1 for f in files_2), "a position delete file"
+    check_files_sorted(ws)
+
+    (stats,) = ws.sql(
+        "select * from tsdedup.run_statistics where model_name = 'mg'"
+        " and run_started_at = (select max(run_started_at) from tsdedup.run_statistics)"
+    )
+    assert [
+        (r["rows_before"], r["points_merged"], r["rows_after"], r["duplicates_removed"])
+        for r in stats
+    ] == [(80, 19, 84, 15)]
+    assert stats[0]["files_rewritten"] == 0
+
+    # Run 3: the same keys again, over the rows the first merge wrote.
+    landed.append(("0003.lp", redeliveries(range(3, 8), 60.0).encode()))
+    ws.land(*landed[-1])
+    assert "row by row" in ws.build().stdout
+    third = check_state(ws, landed)
+    assert len(third) == 84 + 0  # every key of run 3 is stored already
+    assert last_summary(ws, "mg").get("deleted-data-files", "0") == "0"
+
+    # Compaction drops the deleted rows and their delete files; rows stay.
+    result = ws.tsdedup("run-operation", "compact_measurements", "--args", "{models: [mg]}")
+    assert "files rewritten into 1" in result.check().stdout
+    assert "mg: 2 delete files rewritten into 0" in result.stdout
+    files_4 = data_files(ws, "mg")
+    assert [f["content"] for f in files_4] == [0]
+    assert canonical(without_time(ws.sql("select * from tsdedup.mg")[0])) == canonical(third)
+    check_files_sorted(ws)
+
+    # A backfill with more points than the day holds overwrites the day instead.
+    backfill = stored_day().replace(".5,", ".75,") + redeliveries(range(20), 70.0)
+    landed.append(("0004.lp", backfill.encode()))
+    ws.land(*landed[-1])
+    result = ws.build()
+    assert "overwriting the touched partitions" in result.stdout
+    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
+        encoding="utf-8"
+    )
+    assert compiled.startswith("/* tsdedup write mode: overwrite */")
+    check_state(ws, landed)
+    assert all(f["content"] == 0 for f in data_files(ws, "mg"))
+    check_files_sorted(ws)
+
+    incremental = ws.sql("select * from tsdedup.mg", "select * from tsdedup.mg_last")
+    ws.build("--full-refresh", "--select", "mg", "mg_last")
+    rebuilt = ws.sql("select * from tsdedup.mg", "select * from tsdedup.mg_last")
+    assert canonical(rebuilt[0]) == canonical(incremental[0])
+    assert canonical(rebuilt[1]) == canonical(incremental[1])
