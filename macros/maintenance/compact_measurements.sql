@@ -2,14 +2,17 @@
     Maintenance: rewrite the small data files of measurement tables into fewer,
     sorted ones (Iceberg `rewrite_data_files`, sort strategy), one day partition
     at a time in that partition's sort key, so compaction keeps every file sorted
-    as the writes do. Rows do not change; the rewrite is one new snapshot per
-    partition, and earlier snapshots stay readable until they expire.
+    as the writes do. A partition with rows a row-level merge marked deleted is
+    compacted whatever its file count: the deleted rows are dropped from the
+    rewritten files and the delete files that pointed at them are removed. Rows
+    do not change; the rewrite is one new snapshot per partition (and one for
+    the delete files), and earlier snapshots stay readable until they expire.
 
         tsdedup run-operation compact_measurements
         tsdedup run-operation compact_measurements --args '{models: [h2o], min_files: 2}'
 
     `min_files`: compact a partition only when it has at least this many data
-    files (default 2). `dry_run`: list what would be compacted.
+    files (default 2) or any delete file. `dry_run`: list what would be compacted.
 #}
 {% macro compact_measurements(models=none, min_files=2, dry_run=false) %}
     {%- if min_files is not number or min_files < 2 -%}
@@ -23,10 +26,10 @@
             ~ ' from ' ~ table.relation ~ '.partitions as p'
             ~ ' left join ' ~ sort_keys ~ ' as k on k.partition_day = p.`partition`.time_day'
             ~ ' and k.measurement = ' ~ tsdedup.string_literal(table.measurement)
-            ~ ' where p.file_count >= ' ~ min_files
+            ~ ' where p.file_count >= ' ~ min_files ~ ' or p.position_delete_file_count > 0'
             ~ ' order by day'
         ).rows -%}
-        {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files", info=True) }}
+        {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files or with deleted rows", info=True) }}
         {%- set before = tsdedup.table_properties(table.relation) -%}
         {%- set index_was_current = before.get('tsdedup.key_index_snapshot_id') == before.get('current-snapshot-id', 'none') -%}
         {%- for day, file_count, partition_key_json in candidates -%}
@@ -55,6 +58,13 @@ call {{ catalog }}.system.rewrite_data_files(
                 {{ log("tsdedup: " ~ table.model ~ " " ~ day ~ ": " ~ outcome[0] ~ " files rewritten into " ~ outcome[1], info=True) }}
             {%- endif -%}
         {%- endfor -%}
+        {%- if candidates and not dry_run -%}
+            {#- The delete files now point at rewritten data files only: rewriting
+                them drops them (a position delete of a live file is kept). -#}
+            {%- set outcome = run_query("call " ~ catalog ~ ".system.rewrite_position_delete_files(table => "
+                ~ tsdedup.string_literal(table.relation | string) ~ ", options => map('rewrite-all', 'true'))").rows[0] -%}
+            {{ log("tsdedup: " ~ table.model ~ ": " ~ outcome[0] ~ " delete files rewritten into " ~ outcome[1], info=True) }}
+        {%- endif -%}
         {%- if candidates and not dry_run and index_was_current -%}
             {#- Compaction moves rows between files, never keys: the key index
                 still describes the table, now as of the compacted snapshot. -#}
