@@ -35,6 +35,16 @@
     {%- if current and previous_chunk == last_chunk -%}
         {{ return('') }}
     {%- elif current -%}
+        {#- Only the index partitions of the days the merged chunks touch are
+            read: the rest of the index cannot hold their keys. -#}
+        {%- set days = run_query(
+            'select distinct cast(partition_day as string) from ' ~ tsdedup.model_relation('sort_key_catalog')
+            ~ ' where measurement = ' ~ tsdedup.string_literal(measurement_name)
+            ~ ' and chunk_seq > ' ~ previous_chunk ~ ' and chunk_seq <= ' ~ last_chunk
+        ).columns[0].values() | list -%}
+        {%- if not days -%}
+            {{ return('') }}
+        {%- endif -%}
         {%- set sql -%}
 insert into {{ index }}
 select distinct
@@ -52,10 +62,11 @@ from (
         and chunk_seq > {{ previous_chunk }} and chunk_seq <= {{ last_chunk }}
 ) as new_keys
 left anti join (
-    -- only this measurement's index partitions
     select partition_day, key_hash
     from {{ index }}
-    where measurement = {{ tsdedup.string_literal(measurement_name) }}
+    where
+        measurement = {{ tsdedup.string_literal(measurement_name) }}
+        and partition_day in (date'{{ days | join("', date'") }}')
 ) as known
     on
         known.partition_day = new_keys.partition_day
