@@ -9,11 +9,11 @@ folds the deletes in; every state equals the reference semantics.
 
 from __future__ import annotations
 
-import pyarrow.parquet as pq
 import pytest
 
 from tests.integration.conftest import Workspace
-from tests.integration.test_live_and_maintenance import _local, canonical
+from tests.integration.test_live_and_maintenance import canonical
+from tests.integration.test_sort_keys import assert_file_sorted
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -100,12 +100,7 @@ def check_files_sorted(ws: Workspace) -> None:
     for data_file in data_files(ws, "mg"):
         if data_file["content"] != 0:
             continue
-        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
-        order = [
-            (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
-            for row in rows
-        ]
-        assert order == sorted(order), data_file["file_path"]
+        assert_file_sorted(str(data_file["file_path"]), tags)
 
 
 def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Workspace) -> None:

@@ -68,6 +68,17 @@ def _local(path: str) -> Path:
     return Path(path.removeprefix("file:"))
 
 
+def assert_file_sorted(file_path: str, tags: list[str]) -> None:
+    """The data file's rows come in (tags..., time_ns) order, NULLs first; a file
+    written before a tag existed has no column for it: NULL there."""
+    rows = pq.read_table(_local(file_path)).to_pylist()
+    order = [
+        (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
+        for row in rows
+    ]
+    assert order == sorted(order), file_path
+
+
 def test_keys_follow_the_iox_rules_and_files_come_back_sorted(workspace: Workspace) -> None:
     ws = workspace
     ws.add_measurement_model("m", "m")
@@ -112,14 +123,8 @@ def test_keys_follow_the_iox_rules_and_files_come_back_sorted(workspace: Workspa
     assert set(keys) == {"2026-11-01", "2026-11-02"}
     assert files
     for data_file in files:
-        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
         tags = [c for c in keys[data_file["day"]] if c != "time"]
-        # A file written before a tag existed has no column for it: NULL there.
-        order = [
-            (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
-            for row in rows
-        ]
-        assert order == sorted(order), data_file["file_path"]
+        assert_file_sorted(str(data_file["file_path"]), tags)
 
 
 def test_one_shared_key_sorts_by_the_columns_in_key_order(workspace: Workspace) -> None:
