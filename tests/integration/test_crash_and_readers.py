@@ -1,10 +1,11 @@
 """Runs killed with SIGKILL, a second run started beside a first, a reader in
 another process, and cleanup of versions and orphan files, on one table's history.
 
-Per seed: batches of random chunks are landed; the build of each batch is
+Per seed: batches of random chunks are landed; the run of each batch is
 killed at a moment drawn from the seed (during ingest, the chunk catalog, the
 dedup rewrite, right after a data commit, the key index update, the run
-statistics), then a normal build runs and everything is checked against the
+statistics), then a normal run follows (a `build` with the project's dbt tests
+after the last batch, a `run` before) and everything is checked against the
 semantics (tests/reference.py) and the landed files: no point lost or
 duplicated, every file ingested exactly once. Compaction, snapshot expiry and
 orphan-file removal are killed the same way, then run again. All along, a
@@ -12,7 +13,7 @@ reader in this process reads the tables through their Iceberg metadata (no
 Spark) and must only ever see whole versions: the table as the semantics give
 it after some batch, the raw log with whole batches of chunks.
 
-Seed 0 (CI) has two batches and kills both builds right after the measurement
+Seed 0 (CI) has two batches and kills both runs right after the measurement
 table's data commit, the moment two crash bugs lived in, and the expiry at a
 random moment; other seeds have three batches and a compaction, and draw every
 moment at random: TSDEDUP_CRASH_SEEDS=N runs seeds 0..N-1 (make test-crash).
@@ -169,13 +170,13 @@ def check_state(ws: Workspace, landed: list[tuple[str, bytes]], label: str) -> f
     return canonical(want)
 
 
-def build_beside_a_second_run(ws: Workspace, out: Path) -> None:
-    """A normal build; while it holds the home, a second tsdedup process starts."""
-    first = Launched(ws, ["build"], out)
+def run_beside_a_second_run(ws: Workspace, out: Path) -> None:
+    """A normal run; while it holds the home, a second tsdedup process starts."""
+    first = Launched(ws, ["run"], out)
     assert first.wait_for("Began running node", timeout=600)
     started = time.monotonic()
     second = subprocess.run(
-        [str(TSDEDUP), "build"],
+        [str(TSDEDUP), "run"],
         cwd=ws.project,
         env=ws.env(),
         capture_output=True,
@@ -231,8 +232,9 @@ def test_killed_runs_lose_nothing_and_readers_see_whole_versions(
 
     watch = VersionWatch(ws.home, {"inc": inc_version, "raw_chunks": raw_version})
     with watch:
+        all_batches = batches(seed)
         for number, (batch, moment) in enumerate(
-            zip(batches(seed), steps.builds, strict=True), start=1
+            zip(all_batches, steps.builds, strict=True), start=1
         ):
             for name, content in batch:
                 ws.land(name, content)
@@ -241,14 +243,17 @@ def test_killed_runs_lose_nothing_and_readers_see_whole_versions(
             valid_inc.add((len(want), canonical(want)))
             valid_raw.add(frozenset(raw_rows_per_chunk(landed).items()))
 
+            # Killed during a model or hook: dbt's tests come after, so `run`.
             if moment is not None:
-                killed = run_and_kill(ws, ["build"], moment, tmp_path / f"killed{number}")
-                log.append(report(killed, f"build {number}"))
+                killed = run_and_kill(ws, ["run"], moment, tmp_path / f"killed{number}")
+                log.append(report(killed, f"run {number}"))
                 if killed.result is not None:
                     killed.result.check()
             if number == 1:
-                build_beside_a_second_run(ws, tmp_path / "recovery1")
-            else:
+                run_beside_a_second_run(ws, tmp_path / "recovery1")
+            elif number < len(all_batches):
+                ws.tsdedup("run").check()
+            else:  # the last one with the project's dbt tests
                 ws.build()
             versions[current_snapshot()] = check_state(ws, landed, f"seed {seed} batch {number}")
         final = versions[current_snapshot()]

@@ -14,15 +14,16 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
 MINUTE = 60 * 10**9
+DAY = 24 * 60 * MINUTE
 COLUMNS = ("host", "rack", "value", "time_ns")
 
 
-def chunk(hosts: list[str], value: float, rack: str | None = None) -> str:
+def chunk(hosts: list[str], value: float, rack: str | None = None, day: int = 0) -> str:
     """Every host at minutes 0-9: the same minutes in every chunk, as in real time."""
     tag = f",rack={rack}" if rack else ""
     return (
         "\n".join(
-            f"idx,host={host}{tag} value={value} {DAY0 + minute * MINUTE}"
+            f"idx,host={host}{tag} value={value} {DAY0 + day * DAY + minute * MINUTE}"
             for host in hosts
             for minute in range(10)
         )
@@ -39,6 +40,13 @@ def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
             " from tsdedup.key_index where measurement = 'idx'",
         )
     )
+
+
+def key_index_update(ws: Workspace) -> str:
+    """The statement the last run's post-hook added new keys to the index with."""
+    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    start = log.rindex("insert into tsdedup.key_index")
+    return log[start : log.index("known.key_hash", start)]
 
 
 def as_set(table: list[dict[str, object]]) -> set[tuple[object, ...]]:
@@ -62,13 +70,17 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     assert index == [{"n": 20, "distinct_keys": 20}]
 
     # New hosts in the same minutes: overlapping in time, new in keys.
-    out = deliver("2.lp", chunk(["h3", "h4"], 2.0) + chunk(["h1"], 2.0, rack="r1"))
+    # A second day starts (h6 on 2026-11-02).
+    out = deliver(
+        "2.lp",
+        chunk(["h3", "h4"], 2.0) + chunk(["h1"], 2.0, rack="r1") + chunk(["h6"], 2.0, day=1),
+    )
     assert "idx: appending the chunks after chunk 1" in out
     assert "by the key index, in keys" in out
     table, files_2, index = rows(ws)
     assert {f["file_path"] for f in files} < {f["file_path"] for f in files_2}
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
-    assert index == [{"n": 50, "distinct_keys": 50}]
+    assert index == [{"n": 60, "distinct_keys": 60}]
 
     # A known key (h2 at minute 0..9): merged row by row (10 new points, 50
     # stored rows); the stored files stay, the replaced rows are marked deleted.
@@ -78,7 +90,11 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     table, files_3, index = rows(ws)
     assert {f["file_path"] for f in files_2} < {f["file_path"] for f in files_3}
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
-    assert index == [{"n": 50, "distinct_keys": 50}]
+    assert index == [{"n": 60, "distinct_keys": 60}]
+    # Only the index partition of the day the chunk touched was read for it.
+    update = key_index_update(ws)
+    assert "and chunk_seq > 2 and chunk_seq <= 3" in update
+    assert "partition_day in (date'2026-11-01')" in update
 
     # An index the table does not vouch for (as after a crash between the data
     # commit and the index update) is not asked, and is rebuilt from the table.
@@ -90,5 +106,5 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     assert (
         index
         == [{"n": len(table), "distinct_keys": len(table)}]
-        == [{"n": 60, "distinct_keys": 60}]
+        == [{"n": 70, "distinct_keys": 70}]
     )
