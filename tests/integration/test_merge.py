@@ -93,14 +93,24 @@ def parquet_name(name: str) -> str:
     )
 
 
-def check_files_sorted(ws: Workspace) -> None:
+def check_files_sorted(ws: Workspace, key: list[str]) -> None:
+    """Every data file (not delete file) is sorted by the day's sort key, `key`."""
     (keys,) = ws.sql("select partition_key from tsdedup.sort_keys where measurement = 'mg'")
-    tags = [parquet_name(c) for c in keys[0]["partition_key"] if c != "time"]  # type: ignore[union-attr]
-    assert tags == ["we_x60ird_x20tag", "host"]
+    assert keys[0]["partition_key"] == [*key, "time"]
+    tags = [parquet_name(c) for c in key]
     for data_file in data_files(ws, "mg"):
         if data_file["content"] != 0:
             continue
         assert_file_sorted(str(data_file["file_path"]), tags)
+
+
+def write_order(ws: Workspace) -> str | None:
+    """The order Iceberg sorts written rows in (`write locally ordered by`), if any."""
+    (props,) = ws.sql("show tblproperties tsdedup.mg")
+    return next((str(p["value"]) for p in props if p["key"] == "sort-order"), None)
+
+
+KEY = [ODD, "host"]
 
 
 def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Workspace) -> None:
@@ -148,7 +158,11 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     kept = {f["file_path"] for f in files_1}
     assert kept < {f["file_path"] for f in files_2}
     assert any(f["content"] == 1 for f in files_2), "a position delete file"
-    check_files_sorted(ws)
+    check_files_sorted(ws, KEY)
+    # The merge wrote its rows in the day's key: the table's write order.
+    assert write_order(ws) == (
+        "we`ird tag ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
+    )
 
     (stats,) = ws.sql(
         "select * from tsdedup.run_statistics where model_name = 'mg'"
@@ -175,10 +189,15 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     files_4 = data_files(ws, "mg")
     assert [f["content"] for f in files_4] == [0]
     assert canonical(without_time(ws.sql("select * from tsdedup.mg")[0])) == canonical(third)
-    check_files_sorted(ws)
+    check_files_sorted(ws, KEY)
 
     # A backfill with more points than the day holds overwrites the day instead.
+    # It brings a new tag, so the day's key grows to [odd, host, zone]; zone
+    # values run against time (b, then a), so rows still written in the merge's
+    # order (odd, host, time) would not be sorted in the new key.
     backfill = stored_day().replace(".5,", ".75,") + redeliveries(range(20), 70.0)
+    backfill += line("h3", None, "value=1", 40).replace("mg,host=h3", "mg,host=h3,zone=b") + "\n"
+    backfill += line("h3", None, "value=2", 41).replace("mg,host=h3", "mg,host=h3,zone=a") + "\n"
     landed.append(("0004.lp", backfill.encode()))
     ws.land(*landed[-1])
     result = ws.build()
@@ -189,7 +208,8 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     assert compiled.startswith("/* tsdedup write mode: overwrite */")
     check_state(ws, landed)
     assert all(f["content"] == 0 for f in data_files(ws, "mg"))
-    check_files_sorted(ws)
+    assert write_order(ws) is None, "an overwrite writes rows in the order its query sorts them"
+    check_files_sorted(ws, [*KEY, "zone"])
 
     incremental = ws.sql("select * from tsdedup.mg", "select * from tsdedup.mg_last")
     ws.build("--full-refresh", "--select", "mg", "mg_last")
