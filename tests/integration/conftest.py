@@ -218,6 +218,15 @@ def workspace(tmp_path: Path) -> Iterator[Workspace]:
 
 
 @pytest.fixture(scope="module")
+def module_scenario_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    """One scenario workspace (no sample measurements) shared by a module's tests,
+    each with measurements of its own: one Spark start for all of them."""
+    ws = make_workspace(tmp_path_factory.mktemp("scenario"), sample_measurements=False)
+    yield ws
+    ws.stop()
+
+
+@pytest.fixture(scope="module")
 def module_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     """One workspace with the whole project, shared by a module's tests."""
     ws = make_workspace(tmp_path_factory.mktemp("ws"))

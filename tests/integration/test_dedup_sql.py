@@ -24,9 +24,11 @@ def squash(sql: str) -> str:
     return re.sub(r"\s+", " ", sql).strip()
 
 
-def test_spark_gets_the_subquery_and_other_engines_get_qualify(workspace: Workspace) -> None:
+def test_spark_gets_the_subquery_and_other_engines_get_qualify(
+    module_scenario_workspace: Workspace,
+) -> None:
     out = compiled(
-        workspace,
+        module_scenario_workspace,
         f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}\n-- other engines --\n"
         f"{{{{ tsdedup.default__keep_last_row({ARGS}) }}}}",
     )
@@ -42,10 +44,12 @@ def test_spark_gets_the_subquery_and_other_engines_get_qualify(workspace: Worksp
     )
 
 
-def test_spark_uses_qualify_when_the_project_says_the_engine_has_it(workspace: Workspace) -> None:
+def test_spark_uses_qualify_when_the_project_says_the_engine_has_it(
+    module_scenario_workspace: Workspace,
+) -> None:
     out = squash(
         compiled(
-            workspace,
+            module_scenario_workspace,
             f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}",
             "--vars",
             "{tsdedup_supports_qualify: true}",
