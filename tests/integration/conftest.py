@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -177,6 +178,22 @@ class Workspace:
             if preview is not None:
                 return json.loads(preview) if isinstance(preview, str) else preview
         raise AssertionError(f"no rows in the output of tsdedup show:\n{result.stdout}")
+
+
+def local_path(file_path: str) -> Path:
+    """A data file's path as Iceberg records it (``file:...``), on this machine."""
+    return Path(file_path.removeprefix("file:"))
+
+
+def assert_file_sorted(file_path: str, tags: list[str]) -> None:
+    """The data file's rows come in (tags..., time_ns) order, NULLs first; a file
+    written before a tag existed has no column for it: NULL there."""
+    rows = pq.read_table(local_path(file_path)).to_pylist()
+    order = [
+        (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
+        for row in rows
+    ]
+    assert order == sorted(order), file_path
 
 
 SAMPLE_MEASUREMENTS = ("cpu", "h2o", "weather")

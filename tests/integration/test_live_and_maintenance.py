@@ -9,12 +9,9 @@ retention window, and expiry removes only what no kept version needs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pyarrow.parquet as pq
 import pytest
 
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, assert_file_sorted, local_path
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -65,10 +62,6 @@ def projected(rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
 def canonical(rows: list[dict[str, object]]) -> list[tuple[tuple[str, str], ...]]:
     """Whole rows, whatever the column order, as a sorted list."""
     return sorted(tuple(sorted((k, str(v)) for k, v in row.items())) for row in rows)
-
-
-def _local(path: str) -> Path:
-    return Path(path.removeprefix("file:"))
 
 
 def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) -> None:
@@ -147,9 +140,7 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     assert len(files_after) == 1
     assert canonical(compacted) == canonical(table_3)
     tags = [c for c in keys[0]["partition_key"] if c != "time"]
-    rows = pq.read_table(_local(str(files_after[0]["file_path"]))).to_pylist()
-    order = [(*((row[t] is not None, row[t] or "") for t in tags), row["time_ns"]) for row in rows]
-    assert order == sorted(order)
+    assert_file_sorted(str(files_after[0]["file_path"]), tags)
 
     # Expiry inside the retention window keeps every version readable ...
     ws.tsdedup("run-operation", "expire_snapshots").check()
@@ -162,8 +153,8 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     assert "Cannot find snapshot" in gone.stdout + gone.stderr
     (current,) = ws.sql("select * from tsdedup.live")
     assert canonical(current) == canonical(table_3)
-    assert all(_local(str(f["file_path"])).exists() for f in files_after)
-    assert not any(_local(str(f["file_path"])).exists() for f in files_before)
+    assert all(local_path(str(f["file_path"])).exists() for f in files_after)
+    assert not any(local_path(str(f["file_path"])).exists() for f in files_before)
 
     bad = ws.tsdedup("run-operation", "compact_measurements", "--args", "{min_files: 1}")
     assert bad.code != 0

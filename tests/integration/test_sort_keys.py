@@ -7,13 +7,10 @@ of its own from its first chunk's cardinalities.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pyarrow.parquet as pq
 import pytest
 
 from python_udfs.sort_key import fold_chunks
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, assert_file_sorted
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -62,21 +59,6 @@ IOX_FILE_KEYS = [
     ["tag2", "tag3", "time"],
     ["tag1", "tag4", "time"],
 ]
-
-
-def _local(path: str) -> Path:
-    return Path(path.removeprefix("file:"))
-
-
-def assert_file_sorted(file_path: str, tags: list[str]) -> None:
-    """The data file's rows come in (tags..., time_ns) order, NULLs first; a file
-    written before a tag existed has no column for it: NULL there."""
-    rows = pq.read_table(_local(file_path)).to_pylist()
-    order = [
-        (*((row.get(t) is not None, row.get(t) or "") for t in tags), row["time_ns"])
-        for row in rows
-    ]
-    assert order == sorted(order), file_path
 
 
 def test_keys_follow_the_iox_rules_and_files_come_back_sorted(
@@ -162,6 +144,4 @@ def test_one_shared_key_sorts_by_the_columns_in_key_order(
     assert "transform(k.key_tags" not in compiled
     assert files
     for data_file in files:
-        rows = pq.read_table(_local(str(data_file["file_path"]))).to_pylist()
-        order = [(row["z"], row["a"], row["time_ns"]) for row in rows]
-        assert order == sorted(order), data_file["file_path"]
+        assert_file_sorted(str(data_file["file_path"]), ["z", "a"])
