@@ -51,6 +51,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in COLUMNS)
 
+# Positions are 1-based and must stay below 2^32: the dedup models order points
+# by chunk_seq * 2^32 + position (macro ingestion_order), one bigint.
+MAX_POSITION = 2**32 - 1
+
 _FIELD_MAPS = ("float", "integer", "unsigned", "string", "boolean")
 # The leading columns of a point row, in the order _point_row writes them.
 _POINT_COLUMNS = (
@@ -72,6 +76,10 @@ _NO_VALUES = (None,) * (len(COLUMNS) - len(_POINT_COLUMNS))
 _INDEX = {name: index for index, (name, _) in enumerate(COLUMNS)}
 
 
+class _TooManyLines(Exception):
+    """A chunk reached MAX_POSITION lines or rows."""
+
+
 def _row(**values: Any) -> tuple[Any, ...]:
     row: list[Any] = [None] * len(COLUMNS)
     for name, value in values.items():
@@ -90,6 +98,13 @@ def chunk_rows(
     seen_signatures: set[tuple[Any, ...]] = set()
     try:
         for item in read_chunk(source_file, content, precision, ingest_time_ns, stats):
+            if item.position > MAX_POSITION:
+                # the reader counted this item, which is not emitted
+                if isinstance(item, Reject):
+                    stats.rejects -= 1
+                else:
+                    stats.points -= 1
+                raise _TooManyLines
             if isinstance(item, Reject):
                 yield _row(
                     row_kind="reject",
@@ -102,6 +117,17 @@ def chunk_rows(
     except ChunkFormatError as exc:
         stats.rejects += 1
         yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
+    except _TooManyLines:
+        stats.rejects += 1
+        done = stats.points + stats.rejects - 1
+        yield _row(
+            row_kind="reject",
+            position=0,
+            reject_reason=(
+                f"reading stopped after {done} point(s) and reject(s): the file has more than "
+                f"{MAX_POSITION} lines or rows; split it into smaller files and land them again"
+            ),
+        )
     except Exception as exc:  # a reader bug must not stop the other files of the run
         stats.rejects += 1
         done = stats.points + stats.rejects - 1

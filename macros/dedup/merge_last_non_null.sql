@@ -3,14 +3,17 @@
     ingestion order (InfluxDB upsert semantics): a point that omits a field does
     not erase it. `max_by` ignores rows whose ordering is NULL, so each field's
     ordering is NULL where the field is NULL. GROUP BY treats NULL tags as equal.
-    Deterministic: (chunk_seq, position) is unique, so there are no ties.
+    Deterministic: the ingestion order is unique, so there are no ties.
+
+    `order_by` lists the ordering expressions, earliest first; a single one (such
+    as ingestion_order()) is used as it is, several are compared as a struct.
 #}
 {% macro merge_last_non_null(relation, key_columns, field_columns, order_by) %}
     {{ return(adapter.dispatch('merge_last_non_null', 'tsdedup')(relation, key_columns, field_columns, order_by)) }}
 {% endmacro %}
 
 {% macro default__merge_last_non_null(relation, key_columns, field_columns, order_by) %}
-    {%- set ordering = 'struct(' ~ order_by | join(', ') ~ ')' -%}
+    {%- set ordering = order_by[0] if order_by | length == 1 else 'struct(' ~ order_by | join(', ') ~ ')' -%}
     {%- set items = [] -%}
     {%- for key in key_columns -%}
         {%- do items.append(key) -%}

@@ -113,6 +113,9 @@
             {%- set deferred.count = deferred.count + 1 -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- if files -%}
+        {%- do tsdedup.validate_chunk_seq(files[-1]['chunk_seq']) -%}
+    {%- endif -%}
     {%- if deferred.count > 0 -%}
         {{ log("tsdedup: " ~ deferred.count ~ " more new file(s) wait for the next run (at most "
             ~ max_files ~ " per run, var tsdedup_max_files_per_run)", info=True) }}

@@ -73,7 +73,7 @@ deduplicated as (
         'points',
         tag_columns + ['unlisted_tags', 'time_ns'],
         field_columns,
-        ['chunk_seq', 'position'],
+        [tsdedup.ingestion_order()],
         mode,
     ) | indent(4) }}
 )

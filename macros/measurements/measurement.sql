@@ -153,7 +153,7 @@ deduplicated as (
         'points',
         tag_columns + ['time_ns'],
         field_columns,
-        ['chunk_seq', 'position'],
+        [tsdedup.ingestion_order()],
         mode,
     ) | indent(4) }}
 )

@@ -57,3 +57,40 @@ def test_spark_uses_qualify_when_the_project_says_the_engine_has_it(
     )
     assert "qualify row_number() over" in out
     assert "ingest_rank" not in out
+
+
+def test_ingestion_order_orders_like_chunk_then_position_up_to_its_limits(
+    module_scenario_workspace: Workspace,
+) -> None:
+    ws = module_scenario_workspace
+    expression = squash(compiled(ws, "{{ tsdedup.ingestion_order('c', 'p') }}"))
+    assert expression == "c * 4294967296 + p"
+    # the last chunk number the landing macro allows, the last position the reader does
+    last_chunk, last_position = 2**31 - 1, 2**32 - 1
+    pairs = [
+        (2, 1),
+        (last_chunk, last_position),
+        (1, last_position),
+        (last_chunk - 1, last_position),
+        (1, 2),
+        (last_chunk, 1),
+        (1, 1),
+    ]
+    values = ", ".join(f"(cast({c} as bigint), cast({p} as bigint))" for c, p in pairs)
+    (rows,) = ws.sql(f"select c, p, {expression} as o from values {values} as t(c, p) order by o")
+    assert [(r["c"], r["p"]) for r in rows] == sorted(pairs)
+    orders = [int(str(r["o"])) for r in rows]
+    assert orders[0] > 0 and orders == sorted(set(orders))  # no overflow, no ties
+
+
+def test_a_chunk_number_beyond_the_ingestion_order_is_refused(
+    module_scenario_workspace: Workspace,
+) -> None:
+    ws = module_scenario_workspace
+    compiled(ws, "select {{ tsdedup.validate_chunk_seq(2147483647) }} 1")
+    refused = ws.tsdedup("compile", "--inline", "{{ tsdedup.validate_chunk_seq(2147483648) }}")
+    assert refused.code != 0
+    assert (
+        "the next chunk would be number 2147483648, beyond the last one the ingestion order"
+        " can hold (2147483647)" in refused.stdout + refused.stderr
+    )

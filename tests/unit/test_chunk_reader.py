@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from python_udfs import udtf
 from python_udfs.chunk_reader import (
     ChunkFormatError,
     ChunkStats,
@@ -198,6 +199,27 @@ def test_chunk_rows_emit_points_rejects_columns_and_one_chunk_row() -> None:
     (chunk,) = by_kind["chunk"]
     assert chunk["lines_read"] == 4
     assert rows[-1][0] == "chunk"
+
+
+def test_a_chunk_longer_than_the_ingestion_order_allows_stops_with_a_reject(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Positions must stay below 2^32 (ingestion order is chunk_seq * 2^32 + position);
+    # the limit is lowered here so that a 5-line file crosses it.
+    monkeypatch.setattr(udtf, "MAX_POSITION", 3)
+    text = "m v=1 1\nbroken\nm v=3 3\nm v=4 4\nm v=5 5\n"
+    rows = list(chunk_rows("long.lp", text.encode(), "ns", INGEST_NS))
+    names = [name for name, _ in COLUMNS]
+    records = [dict(zip(names, row, strict=True)) for row in rows]
+    assert [r["position"] for r in records if r["row_kind"] == "point"] == [1, 3]
+    rejects = [r for r in records if r["row_kind"] == "reject"]
+    assert [r["position"] for r in rejects] == [2, 0]
+    assert rejects[1]["reject_reason"] == (
+        "reading stopped after 3 point(s) and reject(s): the file has more than 3 lines or"
+        " rows; split it into smaller files and land them again"
+    )
+    (chunk,) = [r for r in records if r["row_kind"] == "chunk"]
+    assert chunk["lines_read"] == 5  # lines 4-5 were not read: the accounting shows the gap
 
 
 def test_repeated_column_signatures_keep_first_positions_and_types() -> None:

@@ -1,0 +1,14 @@
+{#
+    A point's place in ingestion order as one bigint: the chunk's sequence number
+    times 2^32, plus the point's position in the chunk. Orders exactly like
+    (chunk_seq, position) while chunk_seq < 2^31 and 0 <= position < 2^32; the
+    landing macro refuses chunk numbers beyond that and the chunk reader positions
+    beyond it, so the product cannot overflow.
+
+    One bigint instead of struct(chunk_seq, position) keeps `max_by`'s buffer
+    fixed-width, so Spark deduplicates with a hash aggregate instead of sorting
+    every point by its key twice (sort aggregate).
+#}
+{% macro ingestion_order(chunk_seq='chunk_seq', position='position') %}
+    {{ return(chunk_seq ~ ' * 4294967296 + ' ~ position) }}
+{% endmacro %}
