@@ -113,15 +113,16 @@ class Benchmark:
         say("fixed cost", "the same run again: nothing changed, so it is skipped")
         skip = steps.skip_run(ws, "noop-skip")
         say("fixed cost", f"skipped in {skip.wall_seconds:.1f} s wall")
-        say("outputs", "listing the data files of each result")
-        tables = steps.data_files(
+        say("outputs", "exporting each result as a reader sees it")
+        tables = steps.export_tables(
             ws,
-            "list-files",
+            "export",
             {
                 "tsdedup_incremental": MEASUREMENT,
                 "tsdedup_rebuild": steps.REBUILD_MODEL,
                 "dbt_merge": MODEL_NAME,
             },
+            self.out / "tables",
         )
         return {
             "build": build,

@@ -142,17 +142,24 @@ def skip_run(ws: Workspace, label: str) -> Measured:
     return measured
 
 
-def data_files(ws: Workspace, label: str, tables: dict[str, str]) -> dict[str, list[str]]:
-    """The data files of each ``name -> table``, for reading the table's rows with
-    another engine. Refuses delete files (merge-on-read rows)."""
+def export_tables(
+    ws: Workspace, label: str, tables: dict[str, str], folder: Path
+) -> dict[str, list[str]]:
+    """Each ``name -> table`` as a reader sees it, written by Spark as Parquet under
+    ``folder/name`` for reading with another engine. Reading the table's own data
+    files would miss merge-on-read deletes (a re-delivery merged row by row leaves
+    position-delete files), so the rows go through Iceberg's reader."""
     statements = [
-        f"select file_path, content from {SCHEMA}.{table}.files" for table in tables.values()
+        f"insert overwrite directory '{folder / name}' using parquet select * from {SCHEMA}.{table}"
+        for name, table in tables.items()
     ]
-    answers = ws.sql(label, *statements)
+    ws.sql(label, *statements)
     found: dict[str, list[str]] = {}
-    for name, rows in zip(tables, answers, strict=True):
-        deletes = [r for r in rows if int(str(r["content"])) != 0]
-        if deletes:
-            raise RuntimeError(f"{name} has {len(deletes)} delete files; cannot read it as Parquet")
-        found[name] = [str(r["file_path"]).removeprefix("file:") for r in rows]
+    for name in tables:
+        files = sorted(str(p) for p in (folder / name).glob("*.parquet"))
+        if not files:
+            raise RuntimeError(
+                f"exporting {tables[name]} wrote no Parquet file under {folder / name}"
+            )
+        found[name] = files
     return found
