@@ -116,7 +116,6 @@ class Benchmark:
         say("outputs", "exporting each result as a reader sees it")
         tables = steps.export_tables(
             ws,
-            "export",
             {
                 "tsdedup_incremental": MEASUREMENT,
                 "tsdedup_rebuild": steps.REBUILD_MODEL,

@@ -6,11 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from bench.merge_model import MODEL_NAME, MODEL_PATH, merge_model_sql
 from bench.procs import Measured
 from bench.progress import say
-from bench.schema import MEASUREMENT
+from bench.schema import FIELDS, MEASUREMENT, TAGS
 from bench.workspace import DbtRun, Workspace
+from python_udfs.iceberg_reader import read_table
 
 # Files ingested per run while a table is built (var tsdedup_max_files_per_run):
 # half of tsdedup's default, so building the 10 M-point table shows progress
@@ -142,24 +145,17 @@ def skip_run(ws: Workspace, label: str) -> Measured:
     return measured
 
 
-def export_tables(
-    ws: Workspace, label: str, tables: dict[str, str], folder: Path
-) -> dict[str, list[str]]:
-    """Each ``name -> table`` as a reader sees it, written by Spark as Parquet under
-    ``folder/name`` for reading with another engine. Reading the table's own data
-    files would miss merge-on-read deletes (a re-delivery merged row by row leaves
-    position-delete files), so the rows go through Iceberg's reader."""
-    statements = [
-        f"insert overwrite directory '{folder / name}' using parquet select * from {SCHEMA}.{table}"
-        for name, table in tables.items()
-    ]
-    ws.sql(label, *statements)
+def export_tables(ws: Workspace, tables: dict[str, str], folder: Path) -> dict[str, list[str]]:
+    """Each ``name -> table`` as a reader sees it, as one Parquet file under
+    ``folder`` for reading with another engine. The rows come through Iceberg's
+    metadata (pyiceberg, python_udfs/iceberg_reader.py: no Spark start), not
+    from the table's data files alone: a re-delivery merged row by row leaves
+    position-delete files, which an engine reading the data files would miss."""
+    folder.mkdir(parents=True, exist_ok=True)
+    columns = (*TAGS, *FIELDS, "time_ns")
     found: dict[str, list[str]] = {}
-    for name in tables:
-        files = sorted(str(p) for p in (folder / name).glob("*.parquet"))
-        if not files:
-            raise RuntimeError(
-                f"exporting {tables[name]} wrote no Parquet file under {folder / name}"
-            )
-        found[name] = files
+    for name, table in tables.items():
+        path = folder / f"{name}.parquet"
+        pq.write_table(read_table(ws.home, table, SCHEMA, columns=columns), path)
+        found[name] = [str(path)]
     return found

@@ -167,7 +167,9 @@ def test_line_protocol_and_parquet_rows_are_the_same_points(tiny: Generator) -> 
 def test_scales_are_consistent() -> None:
     for scale in SCALES.values():
         assert scale.table_points == max(scale.growth_points)
-        assert scale.table_points // 10 in scale.growth_points
+        # a growth series reaches down to a tenth of the table (small has no series)
+        if len(scale.growth_points) > 1:
+            assert scale.table_points // 10 in scale.growth_points
         assert scale.delta_points == scale.table_points // 100
         assert scale.delta_duplicates == scale.delta_points // 10
     with pytest.raises(ValueError, match="multiple"):
