@@ -87,6 +87,17 @@ def _row(**values: Any) -> tuple[Any, ...]:
     return tuple(row)
 
 
+def _stopped(stats: ChunkStats, reason: str) -> tuple[Any, ...]:
+    """The reject row of a file whose reading stopped part way, counted as one reject."""
+    stats.rejects += 1
+    done = stats.points + stats.rejects - 1
+    return _row(
+        row_kind="reject",
+        position=0,
+        reject_reason=f"reading stopped after {done} point(s) and reject(s): {reason}",
+    )
+
+
 def chunk_rows(
     source_file: str, content: bytes, precision: str, ingest_time_ns: int
 ) -> Iterator[tuple[Any, ...]]:
@@ -118,26 +129,16 @@ def chunk_rows(
         stats.rejects += 1
         yield _row(row_kind="reject", position=0, reject_reason=f"whole file rejected: {exc}")
     except _TooManyLines:
-        stats.rejects += 1
-        done = stats.points + stats.rejects - 1
-        yield _row(
-            row_kind="reject",
-            position=0,
-            reject_reason=(
-                f"reading stopped after {done} point(s) and reject(s): the file has more than "
-                f"{MAX_POSITION} lines or rows; split it into smaller files and land them again"
-            ),
+        yield _stopped(
+            stats,
+            f"the file has more than {MAX_POSITION} lines or rows; "
+            "split it into smaller files and land them again",
         )
     except Exception as exc:  # a reader bug must not stop the other files of the run
-        stats.rejects += 1
-        done = stats.points + stats.rejects - 1
-        yield _row(
-            row_kind="reject",
-            position=0,
-            reject_reason=(
-                f"reading stopped after {done} point(s) and reject(s): unexpected "
-                f"{type(exc).__name__}: {printable(str(exc))}; the rest of the file was not read"
-            ),
+        yield _stopped(
+            stats,
+            f"unexpected {type(exc).__name__}: {printable(str(exc))}; "
+            "the rest of the file was not read",
         )
     for (measurement, name, type_), position in first_seen.items():
         yield _row(

@@ -222,6 +222,33 @@ def test_a_chunk_longer_than_the_ingestion_order_allows_stops_with_a_reject(
     assert chunk["lines_read"] == 5  # lines 4-5 were not read: the accounting shows the gap
 
 
+def test_a_reader_failure_stops_only_its_file_with_a_reject(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A bug in the reader must not stop the run: the points read so far stay, the
+    # file gets a reject naming the error, and its accounting shows the gap.
+    real = udtf.read_chunk
+
+    def failing(*args: object) -> object:
+        items = real(*args)  # type: ignore[arg-type]
+        yield next(items)
+        yield next(items)
+        raise KeyError("boom")  # while reading the third line
+
+    monkeypatch.setattr(udtf, "read_chunk", failing)
+    text = "m v=1 1\nm v=2 2\nm v=3 3\nm v=4 4\n"
+    rows = list(chunk_rows("bug.lp", text.encode(), "ns", INGEST_NS))
+    names = [name for name, _ in COLUMNS]
+    records = [dict(zip(names, row, strict=True)) for row in rows]
+    assert [r["position"] for r in records if r["row_kind"] == "point"] == [1, 2]
+    (reject,) = [r for r in records if r["row_kind"] == "reject"]
+    assert reject["position"] == 0
+    assert reject["reject_reason"] == (
+        "reading stopped after 2 point(s) and reject(s): unexpected KeyError: 'boom';"
+        " the rest of the file was not read"
+    )
+
+
 def test_repeated_column_signatures_keep_first_positions_and_types() -> None:
     text = (
         "m u=3u 1\n"  # only unsigned fields: still decimals
