@@ -39,7 +39,25 @@ from python_udfs.line_protocol import (
 )
 
 CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
-RESERVED_COLUMNS = frozenset({"time", "time_ns"})
+# Every measurement table has the columns `time` and `time_ns`, and Iceberg
+# names its day partition field `time_day`, which no column may share.
+RESERVED_COLUMNS = frozenset({"time", "time_ns", "time_day"})
+# Iceberg's metadata columns: a table column of one of these names breaks every
+# row-level merge and delete of its table (Iceberg refuses to scan it).
+ICEBERG_METADATA_COLUMNS = frozenset(
+    {
+        "_change_ordinal",
+        "_change_type",
+        "_commit_snapshot_id",
+        "_deleted",
+        "_file",
+        "_last_updated_sequence_number",
+        "_partition",
+        "_pos",
+        "_row_id",
+        "_spec_id",
+    }
+)
 MAX_TEXT = 4_096  # rejected line text kept in the rejects table (characters)
 
 
@@ -167,6 +185,11 @@ def _validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, 
     for name in (*tags, *fields):
         if name.lower() in RESERVED_COLUMNS:
             return f"{name!r} is a reserved column name and cannot be a tag or field"
+        if name.lower() in ICEBERG_METADATA_COLUMNS:
+            return (
+                f"{name!r} is a reserved column name (an Iceberg metadata column) "
+                "and cannot be a tag or field"
+            )
     both = set(tags) & set(fields)
     if both:
         return f"{sorted(both)[0]!r} is used as both a tag and a field"

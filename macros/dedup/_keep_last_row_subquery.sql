@@ -1,13 +1,12 @@
 {# keep_last_row for engines without QUALIFY (Spark 3.5). Returns SQL starting at column 0. #}
-{% macro _keep_last_row_subquery(relation, columns, partition_by, order_by) %}
+{% macro _keep_last_row_subquery(relation, key_columns, order_by, hidden_keys=[]) %}
     {%- set lines = [
-        'select',
-        '    ' ~ columns | join(',\n    '),
+        'select point',
         'from (',
         '    select',
-        '        ' ~ columns | join(',\n        ') ~ ',',
+        '        point,',
         '        row_number() over (',
-        '            partition by ' ~ partition_by | join(', '),
+        '            partition by ' ~ tsdedup._point_keys(key_columns, hidden_keys) | join(', '),
         '            order by ' ~ tsdedup._descending(order_by),
         '        ) as ingest_rank',
         '    from ' ~ relation,

@@ -1,11 +1,12 @@
 {#
-    The select list that turns stg_points rows of a measurement into its wide
-    columns: ingestion order, time_ns, one column per tag and per field (read
-    from the map of the field's established type).
+    The values of a stg_points row as a point of a measurement: time_ns, one
+    value per tag and per field (read from the map of the field's established
+    type), each named after its column. Measurement models put them in the
+    struct `point` (see deduplicate_points).
 #}
 {% macro _new_point_items(columns, alias='') %}
     {%- set p = alias ~ '.' if alias else '' -%}
-    {%- set items = [p ~ 'chunk_seq', p ~ 'position', p ~ 'time_ns'] -%}
+    {%- set items = [p ~ 'time_ns as time_ns'] -%}
     {%- for tag in columns['tags'] -%}
         {%- do items.append(p ~ 'tags[' ~ tsdedup.string_literal(tag) ~ '] as ' ~ tsdedup.quote_identifier(tag)) -%}
     {%- endfor -%}

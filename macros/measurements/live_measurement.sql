@@ -42,18 +42,27 @@
     {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
     {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
     {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
+    {%- set sql -%}
 
 with merged_points as (
     select
-        {{ (tsdedup._stored_point_items(columns, stored_columns) + [no_tags ~ ' as unlisted_tags']) | join(',\n        ') }}
-    from {{ table }}
+        0 as ingestion_order,
+        struct(
+            {{ tsdedup._stored_point_items(columns, stored_columns, 'merged') | join(',\n            ') }}
+        ) as point,
+        {{ no_tags }} as unlisted_tags
+    from {{ table }} as merged
 ),
 
 unmerged_points as (
     {#- Chunks after the table's watermark (chunk {{ watermark }}), without type conflicts. #}
     {%- set unlisted = 'p.tags' if not columns['tags'] else 'map_filter(p.tags, (k, v) -> not k in ' ~ tsdedup.string_list(columns['tags']) ~ ')' %}
     select
-        {{ (tsdedup._new_point_items(columns, 'p') + ['array_sort(map_entries(' ~ unlisted ~ ')) as unlisted_tags']) | join(',\n        ') }}
+        {{ tsdedup.ingestion_order('p.chunk_seq', 'p.position') }} as ingestion_order,
+        struct(
+            {{ tsdedup._new_point_items(columns, 'p') | join(',\n            ') }}
+        ) as point,
+        array_sort(map_entries({{ unlisted }})) as unlisted_tags
     from {{ points_relation }} as p
     left anti join {{ conflicts_relation }} as c
         on p.chunk_seq = c.chunk_seq and p.position = c.position
@@ -71,18 +80,31 @@ points as (
 deduplicated as (
     {{ tsdedup.deduplicate_points(
         'points',
-        tag_columns + ['unlisted_tags', 'time_ns'],
+        tag_columns + ['time_ns'],
         field_columns,
-        [tsdedup.ingestion_order()],
+        ['ingestion_order'],
         mode,
+        hidden_keys=['unlisted_tags'],
     ) | indent(4) }}
 )
 
 select
     {%- for column in tag_columns + field_columns %}
-    {{ column }},
+    point.{{ column }},
     {%- endfor %}
-    {{ tsdedup.time_from_ns('time_ns') }} as `time`,
-    time_ns
+    {{ tsdedup.time_from_ns('point.time_ns') }} as `time`,
+    point.time_ns
 from deduplicated
+{%- endset -%}
+    {%- set limit = var('tsdedup_max_view_text', 32700) -%}
+    {%- if limit and sql | length > limit | int -%}
+        {% do exceptions.raise_compiler_error(
+            "tsdedup.live_measurement: the live view of " ~ table ~ " (" ~ (columns['tags'] | length)
+            ~ " tags, " ~ (columns['fields'] | length) ~ " fields) is " ~ (sql | length)
+            ~ " characters of SQL, more than the metastore keeps of a view's text (var tsdedup_max_view_text: "
+            ~ limit ~ ", the embedded Derby metastore's limit). The table itself is complete; query it "
+            ~ "instead, disable this live view, or use a metastore without the limit and set "
+            ~ "tsdedup_max_view_text to null") %}
+    {%- endif -%}
+    {{ return(sql) }}
 {% endmacro %}

@@ -101,9 +101,13 @@
 /* tsdedup write mode: {{ merge.mode }}
 {%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}{% endif %} */
 with new_points as (
-    {#- Points of this measurement whose every column has the established type. #}
+    {#- Points of this measurement whose every column has the established type:
+        their place in ingestion order, and their values in the struct `point`. #}
     select
-        {{ tsdedup._new_point_items(columns) | join(',\n        ') }}
+        {{ tsdedup.ingestion_order() }} as ingestion_order,
+        struct(
+            {{ tsdedup._new_point_items(columns) | join(',\n            ') }}
+        ) as point
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
@@ -123,13 +127,16 @@ stored_points as (
     {#- What the table holds in the day partitions the new chunks touch; it comes
         before every new chunk in ingestion order. #}
     select
-        {{ tsdedup._stored_point_items(columns, merge.stored_columns) | join(',\n        ') }}
-    from {{ this }}
+        0 as ingestion_order,
+        struct(
+            {{ tsdedup._stored_point_items(columns, merge.stored_columns, 'stored') | join(',\n            ') }}
+        ) as point
+    from {{ this }} as stored
     {%- if merge.days %}
     where
         {%- for day in merge.days %}
         {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() %}
-        {{ 'or ' if not loop.first }}(`time` >= timestamp'{{ day }} 00:00:00' and `time` < timestamp'{{ next_day }} 00:00:00')
+        {{ 'or ' if not loop.first }}(stored.`time` >= timestamp'{{ day }} 00:00:00' and stored.`time` < timestamp'{{ next_day }} 00:00:00')
         {%- endfor %}
     {%- else %}
     where 1 = 0
@@ -153,7 +160,7 @@ deduplicated as (
         'points',
         tag_columns + ['time_ns'],
         field_columns,
-        [tsdedup.ingestion_order()],
+        ['ingestion_order'],
         mode,
     ) | indent(4) }}
 )
@@ -172,32 +179,32 @@ partition_keys as (
 
 select
     {%- for column in tag_columns + field_columns %}
-    d.{{ column }},
+    d.point.{{ column }},
     {%- endfor %}
-    {{ tsdedup.time_from_ns('d.time_ns') }} as `time`,
-    d.time_ns
+    {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
+    d.point.time_ns
 from deduplicated as d
 {#- Each day's rows in its partition sort key's order, so data files are written sorted. #}
 {%- if shared_key is not none %}
 {#- Every day written has the same sort key: sort by the columns themselves. #}
 order by
-    to_date({{ tsdedup.time_from_ns('d.time_ns') }}),
+    to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}),
     {%- for tag in shared_key %}
-    d.{{ tsdedup.quote_identifier(tag) }},
+    d.point.{{ tsdedup.quote_identifier(tag) }},
     {%- endfor %}
-    d.time_ns
+    d.point.time_ns
 {%- elif columns['tags'] %}
 left join partition_keys as k
-    on to_date({{ tsdedup.time_from_ns('d.time_ns') }}) = k.partition_day
+    on to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}) = k.partition_day
 order by
     k.partition_day,
     transform(k.key_tags, tag -> case tag
         {%- for tag in columns['tags'] %}
-        when {{ tsdedup.string_literal(tag) }} then d.{{ tsdedup.quote_identifier(tag) }}
+        when {{ tsdedup.string_literal(tag) }} then d.point.{{ tsdedup.quote_identifier(tag) }}
         {%- endfor %}
     end),
-    d.time_ns
+    d.point.time_ns
 {%- else %}
-order by d.time_ns
+order by d.point.time_ns
 {%- endif %}
 {% endmacro %}

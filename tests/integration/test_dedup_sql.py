@@ -12,7 +12,7 @@ from tests.integration.conftest import Workspace
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
-ARGS = "'points', ['`a b`', 'time_ns', '`f`'], ['`a b`', 'time_ns'], ['chunk_seq', 'position']"
+ARGS = "'points', ['`a b`', 'time_ns'], ['chunk_seq', 'position']"
 
 
 def compiled(ws: Workspace, inline: str, *extra: str) -> str:
@@ -34,13 +34,14 @@ def test_spark_gets_the_subquery_and_other_engines_get_qualify(
     )
     spark_sql, default_sql = (squash(part) for part in out.split("-- other engines --"))
     assert "qualify" not in spark_sql.lower()
-    assert (
-        "row_number() over ( partition by `a b`, time_ns order by chunk_seq desc, position desc )"
-        " as ingest_rank from points ) as ranked where ingest_rank = 1" in spark_sql
+    assert spark_sql == (
+        "select point from ( select point, row_number() over ( partition by point.`a b`,"
+        " point.time_ns order by chunk_seq desc, position desc ) as ingest_rank from points )"
+        " as ranked where ingest_rank = 1"
     )
     assert default_sql == (
-        "select `a b`, time_ns, `f` from points qualify row_number() over "
-        "( partition by `a b`, time_ns order by chunk_seq desc, position desc ) = 1"
+        "select point from points qualify row_number() over "
+        "( partition by point.`a b`, point.time_ns order by chunk_seq desc, position desc ) = 1"
     )
 
 

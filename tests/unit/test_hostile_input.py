@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from python_udfs.chunk_reader import (
+    ICEBERG_METADATA_COLUMNS,
     MAX_KEY_CHARS,
     MAX_MEASUREMENT_FOLDER_CHARS,
     MAX_TEXT,
@@ -303,10 +304,23 @@ def test_names_differing_only_in_case_are_rejected(line: str) -> None:
     rejected(only(read("c.lp", line + "\n")), "differ only in case")
 
 
-@pytest.mark.parametrize("name", ["time", "TIME", "Time_NS", "time_ns"])
+@pytest.mark.parametrize("name", ["time", "TIME", "Time_NS", "time_ns", "time_day", "Time_Day"])
 def test_reserved_names_in_any_case_are_rejected(name: str) -> None:
     rejected(only(read("r.lp", f"m {name}=1 1\n")), "reserved column name")
     rejected(only(read("r.lp", f"m,{name}=a v=1 1\n")), "reserved column name")
+
+
+@pytest.mark.parametrize("name", [*sorted(ICEBERG_METADATA_COLUMNS), "_FILE", "_Pos"])
+def test_iceberg_metadata_column_names_are_rejected(name: str) -> None:
+    for line in (f"m {name}=1 1\n", f"m,{name}=a v=1 1\n"):
+        rejected(only(read("r.lp", line)), "reserved column name (an Iceberg metadata column)")
+    rejected(only(read("r.csv", f"measurement,time,{name}\nm,1,1\n")), "Iceberg metadata column")
+
+
+@pytest.mark.parametrize("name", ["_", "_x", "__file", "_file_", "file", "pos"])
+def test_other_names_starting_with_an_underscore_are_accepted(name: str) -> None:
+    (record,) = read("r.lp", f"m,{name}=a {name}_f=1 1\n")
+    assert record.point.tags == {name: "a"}
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)

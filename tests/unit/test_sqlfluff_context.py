@@ -38,7 +38,7 @@ def test_private_macros_and_project_vars(render):
     # (names Jinja does not export), and takes the subquery form because
     # dbt_project.yml leaves tsdedup_supports_qualify unset.
     variants, errors = render(
-        "{{ tsdedup.keep_last_row('points', ['k', 'v'], ['k'], ['chunk_seq', 'position']) }}\n"
+        "{{ tsdedup.keep_last_row('points', ['k'], ['chunk_seq', 'position']) }}\n"
     )
     assert errors == []
     assert len(variants) == 1
