@@ -1,6 +1,6 @@
 {#
-    The Iceberg tables that maintenance operations apply to: every table or
-    incremental model of this project that exists (raw chunks, catalog,
+    The Iceberg tables that maintenance operations apply to: every table,
+    incremental or measurement model of this project that exists (raw chunks, catalog,
     measurement tables), plus run_statistics and key_index; or only the models
     named in `models` (a name or a list).
 #}
@@ -11,7 +11,7 @@
     {%- set tables = [] -%}
     {%- for node in graph.nodes.values()
         if node.resource_type == 'model' and node.package_name == project_name
-        and node.config.materialized in ('incremental', 'table')
+        and node.config.materialized in ('incremental', 'measurement', 'table')
         and (models is none or node.name in models) -%}
         {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
         {%- if relation is not none -%}

@@ -11,7 +11,7 @@
     {%- set found = [] -%}
     {%- for node in graph.nodes.values()
         if node.resource_type == 'model' and node.package_name == project_name
-        and node.config.materialized == 'incremental'
+        and node.config.materialized == 'measurement'
         and (models is none or node.name in models) -%}
         {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
         {%- set properties = tsdedup.table_properties(relation) -%}

@@ -17,7 +17,7 @@
     {%- for result in results
         if result.node.resource_type == 'model'
         and result.status == 'success'
-        and result.node.config.materialized == 'incremental' -%}
+        and result.node.config.materialized == 'measurement' -%}
         {%- set relation = adapter.get_relation(
             database=result.node.database,
             schema=result.node.schema,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from python_udfs.line_protocol import Point, format_line
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, local_path
 from tests.integration.test_live_and_maintenance import canonical
 from tests.internal_names import internal_column_names
 from tests.reference import expected_from_files
@@ -157,6 +157,23 @@ def test_internal_names_are_columns_like_any_other(workspace: Workspace) -> None
     assert f"{TAG_MEASUREMENT}: appending the chunks after chunk 2" in out
     assert "clash_fields: merging the chunks after chunk 2" in out
     assert "overwriting the touched partitions" in out
+    assert_tables_match(ws, landed)
+
+    # A full refresh that fails part way (a data file of the raw log it reads is
+    # gone) leaves the table as it was; with the file back, it succeeds.
+    before = ws.sql(f"select * from tsdedup.{TAG_MEASUREMENT}")[0]
+    (raw_file,) = ws.sql(
+        "select file_path from tsdedup.raw_chunks.data_files"
+        f" where `partition`.measurement = '{TAG_MEASUREMENT}' limit 1"
+    )[0]
+    path = local_path(str(raw_file["file_path"]))
+    aside = path.with_name(path.name + ".aside")
+    path.rename(aside)
+    failed = ws.tsdedup("build", "--full-refresh", "--select", TAG_MEASUREMENT)
+    aside.rename(path)
+    assert failed.code == 1, failed.stdout
+    assert "FileNotFoundException" in failed.stdout + failed.stderr
+    assert canonical(ws.sql(f"select * from tsdedup.{TAG_MEASUREMENT}")[0]) == canonical(before)
     assert_tables_match(ws, landed)
 
     ws.build("--full-refresh", "--select", *MEASUREMENTS)

@@ -1,0 +1,62 @@
+{#
+    The materialization of measurement tables (`materialized='measurement'`).
+
+      - first build and full refresh: one `create or replace table ... as
+        select`. Iceberg stages the new table and swaps it in with a single
+        commit, so a rebuild that fails leaves the old table and its rows as
+        they were (dbt-spark's incremental materialization drops the table
+        first);
+      - incremental run: the model's rows go to a temporary view, new columns
+        are added to the table, and measurement_write_sql writes them in the
+        mode the model's SQL names (append, row-level merge or overwrite of the
+        touched day partitions).
+
+    is_incremental() is true for it as for dbt's incremental models.
+#}
+{% materialization measurement, adapter='spark', supported_languages=['sql'] %}
+    {%- set file_format = config.get('file_format', 'iceberg') -%}
+    {%- if file_format != 'iceberg' -%}
+        {% do exceptions.raise_compiler_error("the measurement materialization writes Iceberg tables; "
+            ~ this ~ " is configured with file_format '" ~ file_format ~ "'") %}
+    {%- endif -%}
+    {%- set target_relation = this -%}
+    {%- set existing_relation = load_relation(this) -%}
+    {%- set full_refresh = should_full_refresh() -%}
+    {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'})
+        .include(database=false, schema=false) -%}
+
+    {#- An overwrite replaces the day partitions it writes, not the whole table. -#}
+    {%- call statement('partition_overwrite_mode') -%}
+        set spark.sql.sources.partitionOverwriteMode = DYNAMIC
+    {%- endcall -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- if existing_relation is not none and not existing_relation.is_iceberg -%}
+        {#- A view or a table of another format cannot be replaced in one commit. -#}
+        {% do adapter.drop_relation(existing_relation) %}
+        {%- set existing_relation = none -%}
+    {%- endif -%}
+
+    {%- if existing_relation is none or full_refresh -%}
+        {%- call statement('main') -%}
+            {{ create_table_as(false, target_relation, sql) }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- call statement('create_tmp_relation') -%}
+            {{ create_table_as(true, tmp_relation, sql) }}
+        {%- endcall -%}
+        {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
+        {%- call statement('main') -%}
+            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation) }}
+        {%- endcall -%}
+    {%- endif -%}
+
+    {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}
+    {%- do apply_grants(target_relation, config.get('grants'), should_revoke) -%}
+    {%- do persist_docs(target_relation, model) -%}
+
+    {{ run_hooks(post_hooks) }}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
