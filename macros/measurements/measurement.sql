@@ -23,8 +23,9 @@
         ingestion order) and those partitions are overwritten.
     Untouched partitions are neither read nor rewritten. The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
-    days: 2026-11-02 */`), which tells the incremental materialization which
-    statement to write (dbt_spark_get_incremental_sql).
+    days: 2026-11-02 */`), which tells the measurement materialization which
+    statement to write (measurement_write_sql). A point's values travel in one
+    struct, `point`, so no tag or field can meet an internal column (0013).
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}
