@@ -204,6 +204,24 @@ def _validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, 
     return None
 
 
+_NAME_PARTS = re.compile(r"[_.]")
+
+
+def file_precision(file_name: str, default: str) -> str:
+    """The timestamp precision a file's name declares, else ``default``: a part
+    of the name between `_` or `.` that is ``ns``, ``us``, ``ms`` or ``s``
+    (``2026-11-25_ms_feed.lp``, ``feed.s.csv``). A name that declares two
+    different precisions is refused."""
+    declared = {part for part in _NAME_PARTS.split(file_name.rsplit("/", 1)[-1])}
+    declared &= set(CHUNK_PRECISIONS)
+    if len(declared) > 1:
+        names = ", ".join(sorted(declared))
+        raise ChunkFormatError(
+            f"the file name declares more than one timestamp precision ({names})"
+        )
+    return declared.pop() if declared else default
+
+
 @dataclass(slots=True)
 class ChunkStats:
     """Counts the reader fills in while a chunk is read."""
@@ -228,6 +246,7 @@ def read_chunk(
     stats = stats if stats is not None else ChunkStats()
     if precision not in CHUNK_PRECISIONS:
         raise ChunkFormatError(f"unknown precision {precision!r}; use one of ns, us, ms, s")
+    precision = file_precision(file_name, precision)
     fallback_ns = default_time(default_time_ns, precision)
     fmt = detect_format(file_name)
     rows: Iterator[Record | Reject]
@@ -468,6 +487,7 @@ def _csv_points(text: str, precision: str, file_name: str) -> Iterator[Record | 
     header_line, header = rows.pop(0)
     if isinstance(header, csv.Error):
         raise ChunkFormatError(f"line {header_line}: the header is not valid CSV: {header}")
+    _check_csv_header(header)
     columns = _parse_header(header)
     data_rows = [cells for _, cells in rows if isinstance(cells, list) and _has_data(cells)]
     typed = []
@@ -495,6 +515,30 @@ def _csv_points(text: str, precision: str, file_name: str) -> Iterator[Record | 
             yield Reject(line_no, raw, str(exc))
             continue
         yield Record(line_no, point)
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _check_csv_header(header: list[str]) -> None:
+    """A CSV file's first row must name its columns: a file without a header
+    would have its first point read as column names and every other row typed
+    by them. A cell that is a number, or no `time` column, says it is data."""
+    shown = printable(",".join(header))
+    if len(shown) > 200:
+        shown = shown[:200] + "..."
+    numbers = [(i, c.strip()) for i, c in enumerate(header) if _NUMBER.fullmatch(c.strip())]
+    if numbers:
+        index, cell = numbers[0]
+        why = f"column {index + 1} is named {cell!r}, a number"
+    elif not any(cell.strip() == "time" for cell in header):
+        why = "it has no `time` column"
+    else:
+        return
+    raise ChunkFormatError(
+        f"the first row is not a header ({shown}): {why}; a CSV file starts with a header "
+        "row naming its columns: measurement, time, tag:<name> and the fields"
+    )
 
 
 def _has_data(cells: list[str]) -> bool:

@@ -74,18 +74,28 @@ def configure_environment(project_dir: Path) -> None:
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 
 
+def status(message: str) -> None:
+    """A line on what the command is doing, on standard error (standard output
+    stays dbt's, and JSON for `sql --json`)."""
+    print(f"tsdedup: {message}", file=sys.stderr, flush=True)
+
+
 def start_spark(args: Sequence[str]) -> object:
-    """Start the Spark session for the target selected by ``args``."""
+    """Start the Spark session for the target selected by ``args``, saying so:
+    the JVM, the metastore and the warm-up take a while."""
     from python_udfs.spark_session import Paths, base_conf, build_session, ship_udfs
 
     profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
     target = _option(args, "--target", "-t")
-    _name, settings = read_target(profiles_dir, target)
+    name, settings = read_target(profiles_dir, target)
     conf = base_conf(Paths(Path(os.environ["TSDEDUP_HOME"])))
     conf.update(spark_parameters(settings))
+    started = time.monotonic()
+    status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')})")
     spark = build_session(conf)
     if not conf.get("spark.master", "").startswith("local"):
         ship_udfs(spark)
+    status(f"Spark started in {time.monotonic() - started:.1f} s")
     return spark
 
 

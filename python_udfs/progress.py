@@ -2,10 +2,10 @@
 
 dbt prints a line when a model starts and when it ends; a model that ingests
 millions of lines or merges a large table may take minutes in between. While
-dbt runs, a heartbeat thread prints, every ``TSDEDUP_PROGRESS_SECONDS`` (default
-30, ``0`` for never) during which a model or test has been running for longer,
-one line saying which, for how long, and how far along Spark's running stages
-are:
+dbt runs, a heartbeat thread prints a line each time a model or test has run
+another ``TSDEDUP_PROGRESS_SECONDS`` (default 30, ``0`` for never), counted from
+its own start, saying which, for how long, and how far along Spark's running
+stages are:
 
     tsdedup: still running raw_chunks (1 min 05 s); Spark stage 12: 30 of 64 tasks done
 
@@ -104,6 +104,8 @@ class Heartbeat:
         self.out = out or (lambda line: print(line, flush=True))
         self.clock = clock
         self._running: dict[str, tuple[str, float]] = {}
+        # per running node, how many whole intervals it had run at its last line
+        self._reported: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -119,6 +121,7 @@ class Heartbeat:
                 self._running[node.unique_id] = (node.node_name, self.clock())
             else:
                 self._running.pop(node.unique_id, None)
+                self._reported.pop(node.unique_id, None)
 
     def line(self) -> str | None:
         """The progress line due now, if a node has run longer than the interval."""
@@ -136,9 +139,23 @@ class Heartbeat:
                 stages = []
         return format_progress(sorted(running, key=lambda r: -r[1]), stages)
 
+    def due_line(self) -> str | None:
+        """The progress line, when a node has run another whole interval since
+        its last one (so a node that starts just after a check is not missed)."""
+        now = self.clock()
+        due = False
+        with self._lock:
+            for unique_id, (_, started) in self._running.items():
+                intervals = int((now - started) // self.interval)
+                if intervals > self._reported.get(unique_id, 0):
+                    self._reported[unique_id] = intervals
+                    due = True
+        return self.line() if due else None
+
     def _beat(self) -> None:
-        while not self._stop.wait(self.interval):
-            line = self.line()
+        # Checks every second (or every interval, if shorter); speaks when due.
+        while not self._stop.wait(min(1.0, self.interval)):
+            line = self.due_line()
             if line is not None:
                 self.out(line)
 

@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from python_udfs.run_summary import SuspectChunk
+
 USAGE = "usage: tsdedup report [--out FILE.html]"
 DEFAULT_OUT = Path("target") / "tsdedup_report.html"
 # At most this many chunks and day partitions per measurement in the overlap
@@ -303,11 +305,26 @@ def _chunk_table(measurement: str, chunks: Sequence[ChunkRange], overlaps: dict[
     )
 
 
+def _suspects_section(suspects: Sequence[SuspectChunk]) -> str:
+    if not suspects:
+        return '<p id="suspect-times">No chunk has points far from its ingest time.</p>'
+    body = "".join(
+        f'<tr data-chunk="{s.chunk_seq}"><td class="n">{s.chunk_seq}</td>'
+        f"<td>{_e(s.source_file)}</td><td class='n'>{s.points:,}</td><td>{_e(s.problem)}</td></tr>"
+        for s in sorted(suspects, key=lambda s: s.chunk_seq)
+    )
+    return (
+        '<table id="suspect-times"><thead><tr><th class="n">chunk</th><th>file</th>'
+        f"<th class='n'>points</th><th>problem</th></tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
 def render_report(
     duplicates: Sequence[DayDuplicates],
     chunks: Sequence[ChunkRange],
     schema: str,
     generated_at: datetime,
+    suspects: Sequence[SuspectChunk] = (),
 ) -> str:
     """The whole page, from plain rows."""
     overlaps = overlapping_earlier(chunks)
@@ -360,6 +377,10 @@ each day partition. <span style="color:{OVERLAPPING}">Orange</span>: the range o
 earlier chunk's in the same partition, so its points may repeat stored ones and the run merges;
 <span style="color:{NEW_RANGE}">blue</span>: new time, appended.</p>
 {"".join(sections) or "<p>No chunk has been ingested yet.</p>"}
+<h2>Suspect timestamps</h2>
+<p class="muted">Chunks whose points lie far from their ingest time, most often a file read in
+the wrong precision (rpt_suspect_times).</p>
+{_suspects_section(suspects)}
 </body>
 </html>
 """
@@ -403,6 +424,16 @@ def read_chunks(spark: Any, schema: str) -> list[ChunkRange]:
     ]
 
 
+def read_suspects(spark: Any, schema: str) -> list[SuspectChunk]:
+    """Every chunk of rpt_suspect_times; none where the view does not exist yet."""
+    if not spark.catalog.tableExists(f"{schema}.rpt_suspect_times"):
+        return []
+    rows = spark.sql(
+        f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times"
+    ).collect()
+    return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+
 def _missing(spark: Any, schema: str, tables: Iterable[str]) -> list[str]:
     return [t for t in tables if not spark.catalog.tableExists(f"{schema}.{t}")]
 
@@ -422,7 +453,11 @@ def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
         )
         return 1
     page = render_report(
-        read_duplicates(spark, schema), read_chunks(spark, schema), schema, datetime.now(UTC)
+        read_duplicates(spark, schema),
+        read_chunks(spark, schema),
+        schema,
+        datetime.now(UTC),
+        read_suspects(spark, schema),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

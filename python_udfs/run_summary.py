@@ -5,8 +5,9 @@ how its models and tests ended.
 Everything comes from what the run left behind: dbt's ``run_results.json`` (the
 status of every node and the run's invocation id), the chunk registry's rows of
 that invocation (``stg_chunks``: only the registry partition of raw_chunks is
-read) and its rows of ``run_statistics`` (written from metadata). Nothing scans
-a measurement table.
+read), the chunks among them whose timestamps look wrong (``rpt_suspect_times``)
+and its rows of ``run_statistics`` (written from metadata). Nothing scans a
+measurement table.
 """
 
 from __future__ import annotations
@@ -93,13 +94,25 @@ def format_bytes(size: int) -> str:
     raise AssertionError("unreachable")
 
 
+@dataclass(frozen=True)
+class SuspectChunk:
+    """A chunk of the run whose times look wrong (rpt_suspect_times)."""
+
+    chunk_seq: int
+    source_file: str
+    points: int
+    problem: str
+
+
 def format_summary(
     run_results: Mapping[str, Any],
     ingested: Ingested | None,
     changes: Sequence[TableChange],
+    suspects: Sequence[SuspectChunk] = (),
 ) -> str:
-    """The summary printed after a run: a heading, the ingest, one table row per
-    measurement table the run changed, and the nodes' statuses."""
+    """The summary printed after a run: a heading, the ingest (with a warning
+    per chunk whose timestamps look wrong), one table row per measurement table
+    the run changed, and the nodes' statuses."""
     elapsed = float(run_results.get("elapsed_time") or 0.0)
     lines = [f"tsdedup: summary of this run ({elapsed:.1f} s)"]
     if ingested is not None:
@@ -110,6 +123,11 @@ def format_summary(
             )
         else:
             lines.append("  ingested no new file")
+    for suspect in suspects:
+        lines.append(
+            f"  warning: chunk {suspect.chunk_seq} ({suspect.source_file}, {suspect.points} "
+            f"points): {suspect.problem}"
+        )
     if changes:
         rows = [
             [
@@ -149,6 +167,14 @@ def query_ingested(spark: Any, schema: str, invocation_id: str) -> Ingested:
         f"from {_quote(schema)}.stg_chunks where invocation_id = {_literal(invocation_id)}"
     ).collect()[0]
     return Ingested(int(row[0]), int(row[1]), int(row[2]))
+
+
+def query_suspects(spark: Any, schema: str, invocation_id: str) -> list[SuspectChunk]:
+    rows = spark.sql(
+        f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times "
+        f"where invocation_id = {_literal(invocation_id)} order by chunk_seq"
+    ).collect()
+    return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
 def query_changes(spark: Any, schema: str, invocation_id: str) -> list[TableChange]:
@@ -202,13 +228,16 @@ def print_run_summary(project_dir: Path, args: Sequence[str], since: float) -> N
     spark = SparkSession.getActiveSession()
     ingested: Ingested | None = None
     changes: list[TableChange] = []
+    suspects: list[SuspectChunk] = []
     note = ""
     if spark is not None and invocation_id:
         try:
             schema = target_schema(args)
             if _ran(run_results, "raw_chunks"):
                 ingested = query_ingested(spark, schema, invocation_id)
+            if _ran(run_results, "rpt_suspect_times"):
+                suspects = query_suspects(spark, schema, invocation_id)
             changes = query_changes(spark, schema, invocation_id)
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"
-    print("\n" + format_summary(run_results, ingested, changes) + note, flush=True)
+    print("\n" + format_summary(run_results, ingested, changes, suspects) + note, flush=True)

@@ -27,6 +27,7 @@ from python_udfs.chunk_reader import (
     ChunkStats,
     Record,
     Reject,
+    file_precision,
     printable,
     read_chunk,
 )
@@ -205,8 +206,23 @@ class ReadChunk:
         yield from chunk_rows(source_file, bytes(content), precision, int(ingest_time_ns))
 
 
+def precision_of_file(source_file: str | None, default: str | None) -> str | None:
+    """The precision a chunk is read in (file_precision), NULL where its name
+    declares two (the file is rejected whole)."""
+    if source_file is None or default is None:
+        return None
+    try:
+        return file_precision(source_file, default)
+    except ChunkFormatError:
+        return None
+
+
 def register(spark: Any) -> None:
-    """Register the project's functions in a Spark session (idempotent)."""
+    """Register the project's functions in a Spark session (idempotent):
+    ``tsdedup_read_chunk`` (the table function that reads a file) and
+    ``tsdedup_file_precision(source_file, default)`` (the precision it read
+    the file in)."""
     from pyspark.sql.functions import udtf
 
     spark.udtf.register("tsdedup_read_chunk", udtf(ReadChunk, returnType=RETURN_TYPE))
+    spark.udf.register("tsdedup_file_precision", precision_of_file, "string")

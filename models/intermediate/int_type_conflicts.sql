@@ -2,8 +2,9 @@
     Points rejected because they write a column with another type than the
     measurement's established one (InfluxDB: "field type conflict"), or spell
     an established column's name with other upper/lower case letters (column
-    names are compared without case, as the metastore does). Only the chunks
-    and measurements where such a column was seen are scanned.
+    names are compared without case, as the metastore does), with the point
+    written back as line protocol. Only the chunks and measurements where such
+    a column was seen are scanned.
 #}
 with conflicting_columns as (
     select
@@ -28,6 +29,7 @@ conflicting_points as (
         p.measurement,
         p.time_ns,
         c.column_name,
+        {{ tsdedup.point_line_text('p') | indent(8) }} as line_text,
         if(
             c.column_name != c.established_name,
             concat(
@@ -67,6 +69,7 @@ select
     source_file,
     measurement,
     time_ns,
+    line_text,
     min_by(reject_reason, column_name) as reject_reason
 from conflicting_points
-group by chunk_seq, position, source_file, measurement, time_ns
+group by chunk_seq, position, source_file, measurement, time_ns, line_text

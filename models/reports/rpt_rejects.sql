@@ -19,7 +19,7 @@ type_conflicts as (
         source_file,
         position as line_number,
         measurement,
-        cast(null as string) as line_text,
+        line_text,
         reject_reason
     from {{ ref('int_type_conflicts') }}
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -49,15 +50,27 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
         ),
         ("c_table.csv", "measurement,time,tag:host,value\nmixed,10,c1,7.25\nmixed,oops,c1,1\n"),
         ("d_rows.parquet", _parquet_bytes()),
-        ("e_conflict.lp", 'mixed,host=l1 value="text" 30\nmixed,host=l1 value=3.0 31\n'),
+        (
+            "e_conflict.lp",
+            'mixed,host=l1,a=b value="text",n=2i,ok=true 30\nmixed,host=l1 value=3.0 31\n',
+        ),
     ]
     # A point without a timestamp (another measurement, so the expected table
     # above does not depend on the ingest time).
     ws.land("f_untimed.lp", "untimed,host=u1 value=1\n")
+    # Milliseconds: read as nanoseconds they land in 1970 and are flagged; a name
+    # that declares them reads them right.
+    millis = "clock,host=c value=1 1764028800123\nclock,host=c value=2 1764028801123\n"
+    ws.land("g_millis.lp", millis)
+    ws.land("h_2026-11-25_ms_feed.lp", millis.replace("host=c", "host=d"))
     for name, content in files:
         ws.land(name, content)
     ws.add_measurement_model("mixed", "mixed")
-    ws.build()
+    summary = ws.build().stdout
+    assert "warning: chunk 7 (g_millis.lp, 2 points): points from 1970-01-01 00:29:24" in summary
+    assert "read in ns, lie far from the ingest time" in summary
+    assert ": the timestamps look like milliseconds (a file with _ms_ in its name" in summary
+    assert "h_2026-11-25_ms_feed.lp" not in summary.split("summary of this run")[1]
 
     expected = expected_from_files(
         (name, content.encode() if isinstance(content, str) else content) for name, content in files
@@ -76,15 +89,30 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
     assert untimed[0]["time_from_ingest"] is True
     assert untimed[0]["time_ns"] == untimed[0]["ingest_us"] * 1000
 
+    (clock,) = ws.sql(
+        "select tags['host'] as host, cast(time_ns as string) as t from tsdedup.stg_points"
+        " where measurement = 'clock' order by host, t"
+    )
+    assert [(r["host"], r["t"]) for r in clock] == [
+        ("c", "1764028800123"),
+        ("c", "1764028801123"),
+        ("d", "1764028800123000000"),
+        ("d", "1764028801123000000"),
+    ]
+
     where = [(r["source_file"], r["line_number"]) for r in rejects]
     assert where == [("a_lines.lp", 2), ("c_table.csv", 3), ("e_conflict.lp", 1)]
     assert rejects[0]["line_text"] == "mixed,host=l1 value= 11"
     assert "column 21: missing value for field 'value'" in str(rejects[0]["reject_reason"])
     assert "field type conflict" in str(rejects[-1]["reject_reason"])
     assert "float" in str(rejects[-1]["reject_reason"])
+    # the point written back as line protocol: tags and fields in name order
+    assert rejects[-1]["line_text"] == 'mixed,a=b,host=l1 n=2i,ok=true,value="text" 30'
 
 
-def test_names_from_data_are_quoted_never_executed(workspace: Workspace) -> None:
+def test_names_from_data_are_quoted_never_executed(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = workspace
     hostile = "x`; drop table y; --"
     lines = [
@@ -94,8 +122,15 @@ def test_names_from_data_are_quoted_never_executed(workspace: Workspace) -> None
     ]
     ws.land("names.lp", "\n".join(lines) + "\n")
     ws.add_measurement_model("weird", "we ird,m")
-    # Timestamps in seconds this time.
-    ws.build("--vars", "{tsdedup_precision: s}")
+    # Timestamps in seconds this time. The build runs as a user runs it, a new
+    # `tsdedup` process, which says what it does from its first second and, with
+    # progress lines every second, while each model runs.
+    monkeypatch.setenv("TSDEDUP_PROGRESS_SECONDS", "1")
+    build = ws.tsdedup("build", "--vars", "{tsdedup_precision: s}", fresh_process=True).check()
+    first, second = build.stderr.splitlines()[:2]
+    assert first == "tsdedup: starting Spark (target local, master local[2])"
+    assert second.startswith("tsdedup: Spark started in ")
+    assert re.search(r"^tsdedup: still running raw_chunks \(\d s\)", build.stdout, re.M)
     columns = [hostile, "sel=ect", "tag with space", "value", '"quoted"', "from", "it's"]
     (rows,) = ws.sql(select_rows("weird", [*columns, "back\\slash", "time_ns"]))
     by_time = {r["time_ns"]: r for r in rows}

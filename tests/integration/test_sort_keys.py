@@ -140,7 +140,9 @@ def test_one_shared_key_sorts_by_the_columns_in_key_order(
     compiled = (ws.project / "target/compiled/tsdedup/models/measurements/s.sql").read_text(
         encoding="utf-8"
     )
-    assert "d.`z`,\n    d.`a`,\n    d.time_ns" in compiled  # the plain-column order
+    assert (
+        "d.point.`z`,\n    d.point.`a`,\n    d.point.time_ns" in compiled
+    )  # the plain-column order
     assert "transform(k.key_tags" not in compiled
     assert files
     for data_file in files:

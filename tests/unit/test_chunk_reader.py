@@ -17,6 +17,7 @@ from python_udfs.chunk_reader import (
     Record,
     Reject,
     detect_format,
+    file_precision,
     read_chunk,
 )
 from python_udfs.udtf import COLUMNS, chunk_rows
@@ -62,6 +63,35 @@ def test_precision_scales_timestamps_exactly() -> None:
 def test_unknown_precision_is_refused() -> None:
     with pytest.raises(ChunkFormatError, match="precision"):
         read("a.lp", "m v=1 1\n", precision="minutes")
+
+
+@pytest.mark.parametrize(
+    ("name", "precision"),
+    [
+        ("2026-11-25_ms_feed.lp", "ms"),
+        ("feed.s.csv", "s"),
+        ("landing/sub/x_us.lp.gz", "us"),
+        ("ns_first.parquet", "ns"),
+        ("plain.lp", "ns"),
+        ("sms_mus_s1.lp", "ns"),  # parts that merely contain a unit
+        ("s3://bucket/ms/feed.lp", "ns"),  # a folder does not count
+    ],
+)
+def test_a_file_name_can_declare_its_timestamp_precision(name: str, precision: str) -> None:
+    assert file_precision(name, "ns") == precision
+
+
+def test_a_file_name_with_two_precisions_is_refused() -> None:
+    with pytest.raises(ChunkFormatError, match=r"more than one timestamp precision \(ms, s\)"):
+        file_precision("a_ms_b_s.lp", "ns")
+
+
+def test_the_declared_precision_scales_the_files_timestamps() -> None:
+    (record,) = read("2026-11-25_ms_feed.lp", "m v=1 1764028800123\n")
+    assert isinstance(record, Record)
+    assert record.point.time_ns == 1_764_028_800_123_000_000
+    (row,) = read("x.s.csv", "measurement,time,v\nm,1764028800,1\n")
+    assert isinstance(row, Record) and row.point.time_ns == 1_764_028_800 * 10**9
 
 
 def test_gzip_files_are_decompressed() -> None:
@@ -142,6 +172,37 @@ def test_csv_bad_cells_are_rejected_with_line_numbers() -> None:
     assert [r.position for r in rejects] == [5, 7]
     assert "count" in rejects[0].reason
     assert "non-finite" in rejects[1].reason
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        # a file written without its header: the first point would be the names
+        ("cpu,1793491200000000000,h1,1.5\ncpu,1793491200000000001,h1,2.5\n", "column 2"),
+        ("h,-3.5e2,x\n", "column 2 is named '-3.5e2', a number"),
+        ("measurement,tag:host,usage\ncpu,h1,1.5\n", "it has no `time` column"),
+    ],
+)
+def test_a_csv_file_whose_first_row_is_not_a_header_is_rejected_whole(
+    content: str, why: str
+) -> None:
+    with pytest.raises(ChunkFormatError) as raised:
+        list(read_chunk("x.csv", content.encode(), "ns", 0))
+    message = str(raised.value)
+    assert message.startswith("the first row is not a header (" + content.split("\n")[0][:20])
+    assert why in message
+    # through the table function: one reject for the file, naming the header; no point
+    names = [name for name, _ in COLUMNS]
+    rows = [
+        dict(zip(names, r, strict=True)) for r in chunk_rows("x.csv", content.encode(), "ns", 0)
+    ]
+    assert [r["row_kind"] for r in rows] == ["reject", "chunk"]
+    assert "whole file rejected: the first row is not a header" in str(rows[0]["reject_reason"])
+
+
+def test_a_csv_header_may_name_columns_with_digits_in_them() -> None:
+    (record,) = read("x.csv", "measurement,time,tag:h1,v2,3d\ncpu,5,a,1,2\n")
+    assert record.point.fields == {"v2": 1.0, "3d": 2.0}
 
 
 def _parquet(table: pa.Table) -> bytes:

@@ -17,6 +17,7 @@ from python_udfs.report import (
     parse_args,
     render_report,
 )
+from python_udfs.run_summary import SuspectChunk
 
 NS = 1_000_000_000
 DAY1 = 1_793_491_200 * NS  # 2026-11-01 00:00 UTC
@@ -135,6 +136,20 @@ def test_empty_tables_give_a_page_that_says_so() -> None:
     page = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC))
     assert "No run has changed a measurement table yet." in page
     assert "No chunk has been ingested yet." in page
+    assert "No chunk has points far from its ingest time." in page
+
+
+def test_chunks_with_suspect_timestamps_are_listed_with_their_problem() -> None:
+    suspects = [
+        SuspectChunk(9, "b <x>.lp", 1200, "read in ns: the timestamps look like milliseconds"),
+        SuspectChunk(3, "a.lp", 5, "points from 2099-01-01"),
+    ]
+    page = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC), suspects)
+    table = page.split('<table id="suspect-times">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<tr data-chunk="(\d+)">(.*?)</tr>', table)
+    assert [chunk for chunk, _ in rows] == ["3", "9"]
+    assert "b &lt;x&gt;.lp" in rows[1][1] and "1,200" in rows[1][1]
+    assert "the timestamps look like milliseconds" in rows[1][1]
 
 
 def test_arguments() -> None:

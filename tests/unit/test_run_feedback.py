@@ -22,6 +22,7 @@ from python_udfs.progress import (
 )
 from python_udfs.run_summary import (
     Ingested,
+    SuspectChunk,
     TableChange,
     format_bytes,
     format_counts,
@@ -97,6 +98,15 @@ def test_summary_shows_ingest_tables_and_statuses() -> None:
     assert lines[4].split() == ["cpu", "1", "7", "0", "7", "0.8"]
     assert lines[5].split() == ["h2o", "2", "14", "3", "11", "2.0"]
     assert lines[6] == "  models: 1 error, 2 success; tests: 1 fail, 2 pass; unit tests: 1 pass"
+
+
+def test_summary_warns_of_chunks_with_suspect_timestamps_after_the_ingest_line() -> None:
+    suspects = [SuspectChunk(7, "feed.lp", 2, "points from 1970-01-01 ...: the timestamps look")]
+    lines = format_summary(RUN_RESULTS, Ingested(1, 2, 10), [], suspects).splitlines()
+    assert lines[1] == "  ingested 1 file(s): 2 lines, 10 B"
+    assert lines[2] == (
+        "  warning: chunk 7 (feed.lp, 2 points): points from 1970-01-01 ...: the timestamps look"
+    )
 
 
 def test_summary_of_a_run_that_changed_nothing() -> None:
@@ -178,6 +188,27 @@ def test_heartbeat_follows_dbt_nodes_and_speaks_only_about_long_ones() -> None:
     assert str(beat.line()).startswith("tsdedup: still running h2o (1 min 20 s); Spark")
     beat.on_event(_event("NodeFinished", "model.tsdedup.h2o", "h2o"))
     assert beat.line() is None
+
+
+def test_heartbeat_speaks_once_per_interval_of_each_nodes_own_running_time() -> None:
+    # A model that starts just after a check and runs 35 s with a 30 s interval
+    # gets its line 30 s after its start, then none until it has run 60 s.
+    now = [0.0]
+    beat = Heartbeat(30, None, clock=lambda: now[0])
+    now[0] = 5.0
+    beat.on_event(_event("NodeStart", "model.tsdedup.cpu", "cpu"))
+    said = []
+    for second in range(6, 100):
+        now[0] = float(second)
+        line = beat.due_line()
+        if line is not None:
+            said.append((second, line))
+        if second == 70:
+            beat.on_event(_event("NodeFinished", "model.tsdedup.cpu", "cpu"))
+    assert said == [
+        (35, "tsdedup: still running cpu (30 s)"),
+        (65, "tsdedup: still running cpu (1 min 00 s)"),
+    ]
 
 
 def test_heartbeat_reads_dbts_own_node_events() -> None:
