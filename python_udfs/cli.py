@@ -4,6 +4,8 @@
     tsdedup sample                  build the bundled sample data and print a summary
     tsdedup sql [--json] "<sql>"...  run Spark SQL statements on the project's tables
     tsdedup report [--out FILE]     an HTML page of duplicates removed and chunk overlap
+    tsdedup retract CHUNK|FILE...   retract chunks (by number or file name); the next run
+                                    rebuilds the day partitions they had points in
 
 Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
 UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
@@ -122,6 +124,19 @@ def run_dbt(args: Sequence[str]) -> int:
     return 0 if result.success else 1
 
 
+def retract_args(chunks: Sequence[str]) -> list[str]:
+    """``tsdedup retract 7 feed.lp`` as the dbt command it runs."""
+    import json
+
+    if not chunks or any(c.startswith("-") for c in chunks):
+        raise RetractUsageError("usage: tsdedup retract CHUNK_NUMBER|FILE_NAME [...]")
+    return ["run-operation", "retract_chunks", "--args", json.dumps({"chunks": list(chunks)})]
+
+
+class RetractUsageError(ValueError):
+    """`tsdedup retract` without chunks, or with an option."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     project_dir = find_project_dir(args)
@@ -146,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from python_udfs.report import parse_args as parse_report_args
 
             parse_report_args(args[1:])
+        if args[0] == "retract":
+            args = retract_args(args[1:])
         home = Path(os.environ["TSDEDUP_HOME"])
         with HomeLock(home):
             inputs = up_to_date.fingerprint(args, project_dir, os.environ)
@@ -177,7 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code
-    except (HomeLockedError, ProfileError, SqlUsageError, ReportUsageError) as exc:
+    except (
+        HomeLockedError,
+        ProfileError,
+        SqlUsageError,
+        ReportUsageError,
+        RetractUsageError,
+    ) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
 

@@ -7,14 +7,17 @@
       - `/* tsdedup write mode: merge, ... */`: they are merged into the stored
         rows row by row (merge_measurement_sql);
       - `/* tsdedup write mode: overwrite */`: they are deduplicated with the
-        stored rows of the day partitions they touch, which are overwritten.
+        stored rows of the day partitions they touch, which are overwritten;
+      - `/* tsdedup write mode: replace, ... */`: after a retraction, the rows
+        of the days rebuilt from the raw log replace those days' rows
+        (merge_measurement_sql).
 
     Appends and overwrites come sorted by each day's own key, so the table's
     write order (set for a merge) is cleared first.
 #}
 {% macro measurement_write_sql(source, target, existing) %}
     {%- set header = (model.compiled_code or '').lstrip().split('\n', 1)[0] -%}
-    {%- if header.startswith('/* tsdedup write mode: merge') -%}
+    {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
         {{ return(tsdedup.merge_measurement_sql(source, target, header)) }}
     {%- endif -%}
     {%- do tsdedup.set_write_order(target, []) -%}

@@ -51,7 +51,7 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns=[], mode='rebuild') -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns=[], stored_types={}, mode='rebuild') -%}
     {%- if is_incremental() -%}
         {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
         {%- if watermark is none -%}
@@ -71,8 +71,18 @@
         {%- set merge.match_days = plan['overlapping_days'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.append(column.name) -%}
+            {%- do merge.stored_types.update({column.name: column.dtype}) -%}
         {%- endfor -%}
-        {%- if not merge.days -%}
+        {%- set retracted_days = tsdedup.retracted_days(this, catalog_relation, measurement_name, watermark) -%}
+        {%- if retracted_days -%}
+            {#- Retracted chunks had points in these days: they are rebuilt from
+                the raw log, with the days the new chunks touch. -#}
+            {%- set merge.days = (merge.days + retracted_days) | unique | sort | list -%}
+            {%- set merge.mode = 'replace' -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": rebuilding " ~ merge.days | length
+                ~ " day partition(s) from the raw log (" ~ retracted_days | length
+                ~ " held points of retracted chunks)", info=True) }}
+        {%- elif not merge.days -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
         {%- elif merge.mode == 'append' -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": appending the chunks after chunk " ~ watermark
@@ -100,7 +110,8 @@
     {%- endif -%}
 
 /* tsdedup write mode: {{ merge.mode }}
-{%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}{% endif %} */
+{%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}{% endif %}
+{%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type:
         their place in ingestion order, and their values in the struct `point`. #}
@@ -112,7 +123,12 @@ with new_points as (
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
-        {%- if merge.active %}
+        {%- if merge.mode == 'replace' %}
+        {#- Every point of the days rebuilt, whatever its chunk. #}
+        and (
+            {{ tsdedup.day_predicates('time_ns', merge.days, nanoseconds=true, separator='\n            or ') }}
+        )
+        {%- elif merge.active %}
         and chunk_seq > {{ merge.after_chunk }}
         {%- endif %}
         and {{ tsdedup._only_established_keys('tags', columns['tags']) }}
@@ -133,15 +149,8 @@ stored_points as (
             {{ tsdedup._stored_point_items(columns, merge.stored_columns, 'stored') | join(',\n            ') }}
         ) as point
     from {{ this }} as stored
-    {%- if merge.days %}
     where
-        {%- for day in merge.days %}
-        {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() %}
-        {{ 'or ' if not loop.first }}(stored.`time` >= timestamp'{{ day }} 00:00:00' and stored.`time` < timestamp'{{ next_day }} 00:00:00')
-        {%- endfor %}
-    {%- else %}
-    where 1 = 0
-    {%- endif %}
+        {{ tsdedup.day_predicates('stored.`time`', merge.days, separator='\n        or ') }}
 ),
 
 points as (
@@ -178,9 +187,15 @@ partition_keys as (
 )
 {%- endif %}
 
+{%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list + ['time', 'time_ns'] %}
+
 select
     {%- for column in tag_columns + field_columns %}
     d.point.{{ column }},
+    {%- endfor %}
+    {%- for column in merge.stored_columns if column not in known %}
+    {#- A column only retracted chunks wrote: the table keeps it, empty. #}
+    cast(null as {{ merge.stored_types[column] }}) as {{ tsdedup.quote_identifier(column) }},
     {%- endfor %}
     {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
     d.point.time_ns

@@ -25,14 +25,21 @@
 
     `header` is the model's write-mode comment, e.g.
     `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`.
+
+    Mode 'replace' (`/* tsdedup write mode: replace, days: ... */`, after a
+    retraction): `source` holds every row of those days, rebuilt from the raw
+    log, so a matched row is replaced whole, and a stored row of those days
+    that `source` no longer has is deleted; all in one commit, even for a day
+    left with no row.
 #}
 {% macro merge_measurement_sql(source, target, header) %}
-    {%- set found = modules.re.match('/\\* tsdedup write mode: merge, winner rule: (fields|last_row), days: ([0-9 -]+) \\*/', header) -%}
+    {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+) \\*/', header) -%}
     {%- if not found -%}
-        {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge write mode comment: " ~ header[:200]) %}
+        {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge or replace write mode comment: " ~ header[:200]) %}
     {%- endif -%}
-    {%- set winner_rule = found.group(1) -%}
-    {%- set days = found.group(2).split() -%}
+    {%- set replace = found.group(1) == 'replace' -%}
+    {%- set winner_rule = found.group(2) -%}
+    {%- set days = found.group(3).split() -%}
     {%- set properties = tsdedup.table_properties(target) -%}
     {%- set measurement_name = properties.get('tsdedup.measurement') -%}
     {%- if measurement_name is none -%}
@@ -53,16 +60,13 @@ merge into {{ target }} as t
 using {{ source }} as s
 on
     (
-        {%- for day in days %}
-        {%- set next_day = (modules.datetime.date.fromisoformat(day) + modules.datetime.timedelta(days=1)).isoformat() %}
-        {{ 'or ' if not loop.first }}(t.`time` >= timestamp'{{ day }} 00:00:00' and t.`time` < timestamp'{{ next_day }} 00:00:00')
-        {%- endfor %}
+        {{ tsdedup.day_predicates('t.`time`', days, separator='\n        or ') }}
     )
     and t.time_ns = s.time_ns
     {%- for tag in tags %}
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
     {%- endfor %}
-{%- if winner_rule == 'last_row' %}
+{%- if replace or winner_rule == 'last_row' %}
 when matched then update set *
 {%- elif fields %}
 when matched then update set
@@ -71,4 +75,9 @@ when matched then update set
     {%- endfor %}
 {%- endif %}
 when not matched then insert *
+{%- if replace %}
+when not matched by source and (
+    {{ tsdedup.day_predicates('t.`time`', days, separator='\n    or ') }}
+) then delete
+{%- endif %}
 {% endmacro %}

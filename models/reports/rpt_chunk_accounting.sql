@@ -1,7 +1,7 @@
 {#
     Where every line of every chunk went. For each chunk:
         lines_read   = points_read + lines_rejected + lines_skipped (blank or comment)
-        points_read  = type_conflicts + points_kept
+        points_read  = type_conflicts + points_retracted + points_kept
         points_kept  = duplicates_removed + points that are still the latest delivery
     `duplicates_removed` counts the chunk's points that a later delivery of the same
     series and timestamp supersedes (their non-null fields may still win, field by field).
@@ -21,6 +21,18 @@ parse_rejects as (
         count(*) as lines_rejected
     from {{ ref('stg_parse_rejects') }}
     group by chunk_seq
+),
+
+retracted_points as (
+    {#- The points of retracted chunks, which stg_points leaves out. #}
+    select
+        p.chunk_seq,
+        count(*) as points_retracted
+    from {{ ref('raw_chunks') }} as p
+    left semi join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
+        on p.chunk_seq = r.chunk_seq
+    where p.row_kind = 'point'
+    group by p.chunk_seq
 ),
 
 type_conflicts as (
@@ -76,13 +88,16 @@ select
     c.source_file,
     c.ingested_at,
     c.lines_read,
-    coalesce(p.points_read, 0) as points_read,
+    coalesce(p.points_read, 0) + coalesce(x.points_retracted, 0) as points_read,
     coalesce(r.lines_rejected, 0) as lines_rejected,
-    c.lines_read - coalesce(p.points_read, 0) - coalesce(r.lines_rejected, 0) as lines_skipped,
+    c.lines_read - coalesce(p.points_read, 0) - coalesce(x.points_retracted, 0)
+    - coalesce(r.lines_rejected, 0) as lines_skipped,
     coalesce(p.type_conflicts, 0) as type_conflicts,
+    coalesce(x.points_retracted, 0) as points_retracted,
     coalesce(p.points_read, 0) - coalesce(p.type_conflicts, 0) as points_kept,
     coalesce(s.duplicates_removed, 0) as duplicates_removed
 from chunks as c
 left join point_counts as p on c.chunk_seq = p.chunk_seq
+left join retracted_points as x on c.chunk_seq = x.chunk_seq
 left join parse_rejects as r on c.chunk_seq = r.chunk_seq
 left join superseded_counts as s on c.chunk_seq = s.chunk_seq

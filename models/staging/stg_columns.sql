@@ -1,13 +1,16 @@
 {#
     Where each (measurement, column, type) first appears in each chunk: `tag`
     for tag columns, else the field type. Tiny compared to the points, so the
-    column catalog is built from it without scanning points.
+    column catalog is built from it without scanning points. Retracted chunks
+    are left out.
 #}
 select
-    chunk_seq,
-    position,
-    measurement,
-    column_name,
-    column_type
-from {{ ref('raw_chunks') }}
-where row_kind = 'column'
+    c.chunk_seq,
+    c.position,
+    c.measurement,
+    c.column_name,
+    c.column_type
+from {{ ref('raw_chunks') }} as c
+left anti join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
+    on c.chunk_seq = r.chunk_seq
+where c.row_kind = 'column'

@@ -1,16 +1,18 @@
-{# Accepted points of every measurement, as parsed at ingest. #}
+{# Accepted points of every measurement, as parsed at ingest; retracted chunks left out. #}
 select
-    chunk_seq,
-    position,
-    source_file,
-    measurement,
-    tags,
-    fields_float,
-    fields_int,
-    fields_uint,
-    fields_string,
-    fields_bool,
-    time_ns,
-    time_from_ingest
-from {{ ref('raw_chunks') }}
-where row_kind = 'point'
+    p.chunk_seq,
+    p.position,
+    p.source_file,
+    p.measurement,
+    p.tags,
+    p.fields_float,
+    p.fields_int,
+    p.fields_uint,
+    p.fields_string,
+    p.fields_bool,
+    p.time_ns,
+    p.time_from_ingest
+from {{ ref('raw_chunks') }} as p
+left anti join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
+    on p.chunk_seq = r.chunk_seq
+where p.row_kind = 'point'

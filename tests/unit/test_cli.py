@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs.cli import configure_environment, find_project_dir, main
+from python_udfs.cli import configure_environment, find_project_dir, main, retract_args
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.sql_command import SqlUsageError, _plain, parse_args
 from python_udfs.state import HomeLock, HomeLockedError
@@ -104,6 +104,26 @@ def test_sql_bad_arguments_fail_before_spark_starts(
     monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
     assert main(["sql", "--limit"]) == 2
     assert "--limit needs a number" in capsys.readouterr().err
+    assert not (tmp_path / "home").exists()
+
+
+def test_retract_runs_the_retract_operation_with_the_chunks_named() -> None:
+    assert retract_args(["7", "feed 'x'.lp"]) == [
+        "run-operation",
+        "retract_chunks",
+        "--args",
+        '{"chunks": ["7", "feed \'x\'.lp"]}',
+    ]
+
+
+def test_retract_without_chunks_fails_before_spark_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    for args in (["retract"], ["retract", "--all"]):
+        assert main(args) == 2
+        assert "usage: tsdedup retract CHUNK_NUMBER|FILE_NAME" in capsys.readouterr().err
     assert not (tmp_path / "home").exists()
 
 
