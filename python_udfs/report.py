@@ -12,10 +12,14 @@ Two pictures, each with its numbers in a table below it:
   range overlaps an earlier chunk's may hold re-delivered points: those are the
   chunks that make a run merge instead of append.
 
+Then the tables behind them: the models and tests of the last dbt run that did
+not succeed (``target/run_results.json``), the chunks whose timestamps look
+wrong (``rpt_suspect_times``) and the first rejects (``rpt_rejects``).
+
 The page is plain HTML with inline SVG: no script, no style sheet or font from
 elsewhere, so it opens anywhere, offline, and can be mailed as it is. Building
-it reads only those two small tables (and the registry partition of the raw
-log), never a measurement table.
+it reads only those small tables (and the registry partition of the raw log),
+never a measurement table.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ NEW_RANGE = "#4a90c2"
 OVERLAPPING = "#d9822b"
 
 
+MAX_REJECTS_SHOWN = 100
+
+
 class ReportUsageError(ValueError):
     """Bad arguments to ``tsdedup report``."""
 
@@ -55,6 +62,26 @@ class DayDuplicates:
     runs: int
     points_merged: int
     duplicates_removed: int
+
+
+@dataclass(frozen=True)
+class RejectRow:
+    """One rejected line or point (rpt_rejects)."""
+
+    chunk_seq: int
+    source_file: str
+    line_number: int
+    reason: str
+    line_text: str | None
+
+
+@dataclass(frozen=True)
+class NodeProblem:
+    """A model or test of the last dbt run that did not succeed (run_results.json)."""
+
+    unique_id: str
+    status: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -305,6 +332,46 @@ def _chunk_table(measurement: str, chunks: Sequence[ChunkRange], overlaps: dict[
     )
 
 
+def _rejects_section(rejects: Sequence[RejectRow], total: int) -> str:
+    if not total:
+        return '<p id="rejects">No line or point has been rejected.</p>'
+    files = len({r.source_file for r in rejects})
+    shown = (
+        f"the first {len(rejects)} of {total:,}, by chunk and line"
+        if total > len(rejects)
+        else f"all {total:,}, in {files} file(s)"
+    )
+    body = "".join(
+        f'<tr data-chunk="{r.chunk_seq}" data-line="{r.line_number}">'
+        f'<td class="n">{r.chunk_seq}</td>'
+        f"<td>{_e(r.source_file)}</td><td class='n'>{r.line_number}</td><td>{_e(r.reason)}</td>"
+        f"<td><code>{_e(r.line_text or '')}</code></td></tr>"
+        for r in rejects
+    )
+    return (
+        f'<p class="muted">{shown} (rpt_rejects has every one).</p>'
+        '<table id="rejects"><thead><tr><th class="n">chunk</th><th>file</th>'
+        "<th class='n'>line</th><th>reason</th><th>line</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def _last_run_section(problems: Sequence[NodeProblem] | None) -> str:
+    if problems is None:
+        return '<p id="last-run">No dbt run has left its results in target/ yet.</p>'
+    if not problems:
+        return '<p id="last-run">Every model and test of the last run succeeded.</p>'
+    body = "".join(
+        f'<tr data-status="{_e(p.status)}"><td>{_e(p.unique_id)}</td><td>{_e(p.status)}</td>'
+        f"<td>{_e(p.message)}</td></tr>"
+        for p in problems
+    )
+    return (
+        '<table id="last-run"><thead><tr><th>model or test</th><th>status</th>'
+        f"<th>message</th></tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
 def _suspects_section(suspects: Sequence[SuspectChunk]) -> str:
     if not suspects:
         return '<p id="suspect-times">No chunk has points far from its ingest time.</p>'
@@ -325,8 +392,12 @@ def render_report(
     schema: str,
     generated_at: datetime,
     suspects: Sequence[SuspectChunk] = (),
+    rejects: Sequence[RejectRow] = (),
+    rejects_total: int = 0,
+    last_run: Sequence[NodeProblem] | None = None,
 ) -> str:
-    """The whole page, from plain rows."""
+    """The whole page, from plain rows. ``last_run``: the models and tests of
+    the last dbt run that did not succeed (None: no run results found)."""
     overlaps = overlapping_earlier(chunks)
     measurements = sorted({r.measurement for r in duplicates} | {c.measurement for c in chunks})
     total_removed = sum(r.duplicates_removed for r in duplicates)
@@ -362,6 +433,8 @@ def render_report(
 </head>
 <body>
 <h1>tsdedup report: schema {_e(schema)}</h1>
+<h2>Last run</h2>
+{_last_run_section(last_run)}
 <p class="muted">Generated {stamp} from {_e(schema)}.run_statistics and the chunk catalog
 ({_e(schema)}.sort_key_catalog).</p>
 <p>{len(measurements)} measurement(s); over every run, {total_merged:,} points merged and
@@ -381,6 +454,8 @@ earlier chunk's in the same partition, so its points may repeat stored ones and 
 <p class="muted">Chunks whose points lie far from their ingest time, most often a file read in
 the wrong precision (rpt_suspect_times).</p>
 {_suspects_section(suspects)}
+<h2>Rejects</h2>
+{_rejects_section(rejects, rejects_total)}
 </body>
 </html>
 """
@@ -434,17 +509,52 @@ def read_suspects(spark: Any, schema: str) -> list[SuspectChunk]:
     return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
+def read_rejects(spark: Any, schema: str) -> tuple[list[RejectRow], int]:
+    """The first MAX_REJECTS_SHOWN rejects by chunk and line, and how many there are."""
+    q = _quote(schema)
+    total = int(spark.sql(f"select count(*) from {q}.rpt_rejects").collect()[0][0])
+    rows = spark.sql(
+        "select chunk_seq, source_file, line_number, reject_reason, line_text "
+        f"from {q}.rpt_rejects order by chunk_seq, line_number limit {MAX_REJECTS_SHOWN}"
+    ).collect()
+    return [
+        RejectRow(int(r[0]), str(r[1]), int(r[2]), str(r[3]), None if r[4] is None else str(r[4]))
+        for r in rows
+    ], total
+
+
+# dbt's statuses of a node that did not do its job
+PROBLEM_STATUSES = ("error", "fail", "runtime error", "skipped", "warn")
+
+
+def last_run_problems(run_results: dict[str, Any] | None) -> list[NodeProblem] | None:
+    """The nodes of a dbt run (its run_results.json) that did not succeed."""
+    if run_results is None:
+        return None
+    problems = []
+    for result in run_results.get("results", []):
+        status = str(result.get("status"))
+        if status in PROBLEM_STATUSES:
+            message = str(result.get("message") or "").strip().splitlines()
+            problems.append(
+                NodeProblem(str(result.get("unique_id")), status, message[0] if message else "")
+            )
+    return problems
+
+
 def _missing(spark: Any, schema: str, tables: Iterable[str]) -> list[str]:
     return [t for t in tables if not spark.catalog.tableExists(f"{schema}.{t}")]
 
 
 def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
     """Write the report; 0, or 1 with a one-line reason when there is nothing to read."""
-    from python_udfs.run_summary import target_schema
+    from python_udfs.run_summary import read_run_results, target_path, target_schema
 
     out = parse_args(args) or project_dir / DEFAULT_OUT
     schema = target_schema([])
-    missing = _missing(spark, schema, ("run_statistics", "sort_key_catalog", "stg_chunks"))
+    missing = _missing(
+        spark, schema, ("run_statistics", "sort_key_catalog", "stg_chunks", "rpt_rejects")
+    )
     if missing:
         print(
             f"tsdedup report: {', '.join(f'{schema}.{t}' for t in missing)} not found; "
@@ -452,12 +562,16 @@ def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 1
+    rejects, rejects_total = read_rejects(spark, schema)
     page = render_report(
         read_duplicates(spark, schema),
         read_chunks(spark, schema),
         schema,
         datetime.now(UTC),
         read_suspects(spark, schema),
+        rejects,
+        rejects_total,
+        last_run_problems(read_run_results(target_path(project_dir, []), 0.0)),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -279,3 +279,13 @@ def test_report_pictures_duplicates_and_chunk_overlap(
         rf'<tr data-chunk="{redelivered}" data-day="[^"]+" data-overlaps="([^"]*)"', page
     )
     assert overlaps and all("1" in o.split() for o in overlaps)
+
+    # The tables behind the pictures: the last run's problems (none) and every
+    # reject of the sample, with its line.
+    (rejects,) = ws.sql("select chunk_seq, line_number from tsdedup.rpt_rejects")
+    assert "Every model and test of the last run succeeded." in page
+    listed = re.findall(r'<tr data-chunk="(\d+)" data-line="(\d+)">', page)
+    assert sorted(listed) == sorted((str(r["chunk_seq"]), str(r["line_number"])) for r in rejects)
+    assert len(listed) >= 4
+    assert "<code>this is not line protocol</code>" in page
+    assert "No chunk has points far from its ingest time." in page

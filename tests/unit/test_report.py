@@ -12,7 +12,10 @@ import pytest
 from python_udfs.report import (
     ChunkRange,
     DayDuplicates,
+    NodeProblem,
+    RejectRow,
     ReportUsageError,
+    last_run_problems,
     overlapping_earlier,
     parse_args,
     render_report,
@@ -150,6 +153,51 @@ def test_chunks_with_suspect_timestamps_are_listed_with_their_problem() -> None:
     assert [chunk for chunk, _ in rows] == ["3", "9"]
     assert "b &lt;x&gt;.lp" in rows[1][1] and "1,200" in rows[1][1]
     assert "the timestamps look like milliseconds" in rows[1][1]
+
+
+def test_the_first_rejects_are_listed_with_their_line_and_how_many_there_are() -> None:
+    rejects = [
+        RejectRow(2, "a.lp", 3, "missing value for field 'v'", "m v= 1"),
+        RejectRow(5, "b <c>.csv", 0, "whole file rejected: the first row is not a header", None),
+    ]
+    page = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC), (), rejects, 250)
+    assert "the first 2 of 250, by chunk and line (rpt_rejects has every one)." in page
+    table = page.split('<table id="rejects">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<tr data-chunk="(\d+)" data-line="(\d+)">(.*?)</tr>', table)
+    assert [(c, n) for c, n, _ in rows] == [("2", "3"), ("5", "0")]
+    assert "<code>m v= 1</code>" in rows[0][2] and "b &lt;c&gt;.csv" in rows[1][2]
+    assert "all 2, in 2 file(s)" in render_report(
+        [], [], "s", datetime(2026, 1, 1, tzinfo=UTC), (), rejects, 2
+    )
+    empty = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC))
+    assert "No line or point has been rejected." in empty
+
+
+def test_the_last_runs_failed_models_and_tests_are_listed() -> None:
+    run_results = {
+        "results": [
+            {"unique_id": "model.tsdedup.h2o", "status": "success", "message": "OK"},
+            {"unique_id": "model.tsdedup.cpu", "status": "error", "message": "Runtime Error\n x"},
+            {"unique_id": "test.tsdedup.no_dup", "status": "fail", "message": "Got 3 results"},
+            {"unique_id": "model.tsdedup.cpu_live", "status": "skipped", "message": None},
+        ]
+    }
+    problems = last_run_problems(run_results)
+    assert problems == [
+        NodeProblem("model.tsdedup.cpu", "error", "Runtime Error"),
+        NodeProblem("test.tsdedup.no_dup", "fail", "Got 3 results"),
+        NodeProblem("model.tsdedup.cpu_live", "skipped", ""),
+    ]
+    page = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC), last_run=problems)
+    table = page.split('<table id="last-run">', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'data-status="(\w+)"', table) == ["error", "fail", "skipped"]
+    assert "model.tsdedup.cpu" in table and "Got 3 results" in table
+    assert last_run_problems(None) is None
+    ok = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC), last_run=[])
+    assert "Every model and test of the last run succeeded." in ok
+    assert "No dbt run has left its results" in render_report(
+        [], [], "s", datetime(2026, 1, 1, tzinfo=UTC)
+    )
 
 
 def test_arguments() -> None:
