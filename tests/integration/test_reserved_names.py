@@ -136,6 +136,15 @@ def assert_tables_match(ws: Workspace, landed: list[tuple[str, bytes]]) -> None:
         assert canonical(view) == canonical(lower_keys(table)), measurement
 
 
+def deliver(ws: Workspace, landed: list[tuple[str, bytes]], name: str, content: bytes) -> str:
+    """Land a file, build, check every table and view; the build's output."""
+    landed.append((name, content))
+    ws.land(name, content)
+    out = ws.build().stdout
+    assert_tables_match(ws, landed)
+    return out
+
+
 def test_internal_names_are_columns_like_any_other(workspace: Workspace) -> None:
     ws = workspace
     add_models(ws)
@@ -144,20 +153,14 @@ def test_internal_names_are_columns_like_any_other(workspace: Workspace) -> None
     ws.build()
     assert_tables_match(ws, landed)
 
-    landed.append(("c2.lp", redeliveries()))
-    ws.land(*landed[-1])
-    out = ws.build().stdout
+    out = deliver(ws, landed, "c2.lp", redeliveries())
     assert f"{TAG_MEASUREMENT}: merging the chunks after chunk 1" in out
     assert "row by row" in out
-    assert_tables_match(ws, landed)
 
-    landed.append(("c3.lp", append_and_backfill()))
-    ws.land(*landed[-1])
-    out = ws.build().stdout
+    out = deliver(ws, landed, "c3.lp", append_and_backfill())
     assert f"{TAG_MEASUREMENT}: appending the chunks after chunk 2" in out
     assert "clash_fields: merging the chunks after chunk 2" in out
     assert "overwriting the touched partitions" in out
-    assert_tables_match(ws, landed)
 
     # A full refresh that fails part way (a data file of the raw log it reads is
     # gone) leaves the table as it was; with the file back, it succeeds.
