@@ -5,7 +5,8 @@ how its models and tests ended.
 Everything comes from what the run left behind: dbt's ``run_results.json`` (the
 status of every node and the run's invocation id), the chunk registry's rows of
 that invocation (``stg_chunks``: only the registry partition of raw_chunks is
-read), the chunks among them whose timestamps look wrong (``rpt_suspect_times``)
+read), the chunks among them whose timestamps look wrong (``rpt_suspect_times``),
+the measurements with points and no table (``rpt_measurements``)
 and its rows of ``run_statistics`` (written from metadata). Nothing scans a
 measurement table.
 """
@@ -104,11 +105,20 @@ class SuspectChunk:
     problem: str
 
 
+@dataclass(frozen=True)
+class Untabled:
+    """A measurement with points in the raw log and no model (rpt_measurements)."""
+
+    measurement: str
+    points: int
+
+
 def format_summary(
     run_results: Mapping[str, Any],
     ingested: Ingested | None,
     changes: Sequence[TableChange],
     suspects: Sequence[SuspectChunk] = (),
+    untabled: Sequence[Untabled] = (),
 ) -> str:
     """The summary printed after a run: a heading, the ingest (with a warning
     per chunk whose timestamps look wrong), one table row per measurement table
@@ -123,6 +133,12 @@ def format_summary(
             )
         else:
             lines.append("  ingested no new file")
+    for missing in untabled:
+        call = "{{ tsdedup.measurement(" + json.dumps(missing.measurement) + ") }}"
+        lines.append(
+            f"  warning: measurement {missing.measurement!r} has {missing.points:,} point(s) in "
+            f"the raw log and no table: add a model file, models/measurements/<name>.sql: {call}"
+        )
     for suspect in suspects:
         lines.append(
             f"  warning: chunk {suspect.chunk_seq} ({suspect.source_file}, {suspect.points} "
@@ -177,6 +193,14 @@ def query_suspects(spark: Any, schema: str, invocation_id: str) -> list[SuspectC
     return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
+def query_untabled(spark: Any, schema: str) -> list[Untabled]:
+    rows = spark.sql(
+        f"select measurement, points_landed from {_quote(schema)}.rpt_measurements "
+        "where model_name is null order by measurement"
+    ).collect()
+    return [Untabled(str(r[0]), int(r[1])) for r in rows]
+
+
 def query_changes(spark: Any, schema: str, invocation_id: str) -> list[TableChange]:
     rows = spark.sql(
         "select model_name, count(*), sum(points_merged), sum(duplicates_removed), "
@@ -229,6 +253,7 @@ def print_run_summary(project_dir: Path, args: Sequence[str], since: float) -> N
     ingested: Ingested | None = None
     changes: list[TableChange] = []
     suspects: list[SuspectChunk] = []
+    untabled: list[Untabled] = []
     note = ""
     if spark is not None and invocation_id:
         try:
@@ -237,7 +262,11 @@ def print_run_summary(project_dir: Path, args: Sequence[str], since: float) -> N
                 ingested = query_ingested(spark, schema, invocation_id)
             if _ran(run_results, "rpt_suspect_times"):
                 suspects = query_suspects(spark, schema, invocation_id)
+            if _ran(run_results, "rpt_measurements"):
+                untabled = query_untabled(spark, schema)
             changes = query_changes(spark, schema, invocation_id)
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"
-    print("\n" + format_summary(run_results, ingested, changes, suspects) + note, flush=True)
+    print(
+        "\n" + format_summary(run_results, ingested, changes, suspects, untabled) + note, flush=True
+    )

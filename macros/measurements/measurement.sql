@@ -36,12 +36,14 @@
     {#- After the data commit, record the measurement, its winner rule and the new
         watermark, then bring the key index up to date (rendered then, not now;
         the name travels as a JSON string literal, so no name can break out of it). -#}
+    {#- The measurement is in the model's meta, so rpt_measurements knows which
+        measurements have a table from the project alone. -#}
     {{ config(post_hook=[
         "{{ tsdedup.record_chunk_watermark(this, " ~ (measurement_name | tojson) ~ ", " ~ (mode | tojson) ~ ") }}",
         "{{ tsdedup.update_key_index(this, 'clear') }}",
         "{{ tsdedup.update_key_index(this, 'fill') }}",
         "{{ tsdedup.record_key_index(this) }}",
-    ]) }}
+    ], meta={'tsdedup_measurement': measurement_name}) }}
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}

@@ -71,6 +71,13 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
     assert "read in ns, lie far from the ingest time" in summary
     assert ": the timestamps look like milliseconds (a file with _ms_ in its name" in summary
     assert "h_2026-11-25_ms_feed.lp" not in summary.split("summary of this run")[1]
+    # Measurements without a model: their points reach no table, and the run says so.
+    for name, points in (("clock", 4), ("untimed", 1)):
+        assert (
+            f"warning: measurement '{name}' has {points} point(s) in the raw log and no table"
+            in summary
+        )
+    assert "warning: measurement 'mixed'" not in summary
 
     expected = expected_from_files(
         (name, content.encode() if isinstance(content, str) else content) for name, content in files

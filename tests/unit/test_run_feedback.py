@@ -24,6 +24,7 @@ from python_udfs.run_summary import (
     Ingested,
     SuspectChunk,
     TableChange,
+    Untabled,
     format_bytes,
     format_counts,
     format_summary,
@@ -107,6 +108,16 @@ def test_summary_warns_of_chunks_with_suspect_timestamps_after_the_ingest_line()
     assert lines[2] == (
         "  warning: chunk 7 (feed.lp, 2 points): points from 1970-01-01 ...: the timestamps look"
     )
+
+
+def test_summary_warns_of_measurements_whose_points_reach_no_table() -> None:
+    untabled = [Untabled("mem", 1200), Untabled("we'ird", 1)]
+    lines = format_summary(RUN_RESULTS, Ingested(1, 2, 10), [], (), untabled).splitlines()
+    assert lines[2] == (
+        "  warning: measurement 'mem' has 1,200 point(s) in the raw log and no table: add a "
+        'model file, models/measurements/<name>.sql: {{ tsdedup.measurement("mem") }}'
+    )
+    assert lines[3].endswith("""{{ tsdedup.measurement("we'ird") }}""")
 
 
 def test_summary_of_a_run_that_changed_nothing() -> None:
