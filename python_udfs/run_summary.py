@@ -196,7 +196,7 @@ def query_suspects(spark: Any, schema: str, invocation_id: str) -> list[SuspectC
 def query_untabled(spark: Any, schema: str) -> list[Untabled]:
     rows = spark.sql(
         f"select measurement, points_landed from {_quote(schema)}.rpt_measurements "
-        "where model_name is null order by measurement"
+        "where size(model_names) = 0 order by measurement"
     ).collect()
     return [Untabled(str(r[0]), int(r[1])) for r in rows]
 

@@ -1,7 +1,8 @@
 {#
     Every measurement that has landed, with the points the raw log holds for
-    it and the model whose table holds it: NULL where no model does, so those
-    points reach no table (add a model file; the run summary says so). Points
+    it and the models whose tables hold it (a measurement may have several,
+    say one per winner rule): none, and its points reach no table (add a model
+    file; the run summary says so). Points
     are counted from the raw log's partition metadata (it is partitioned by
     measurement); no point is read.
 #}
@@ -46,7 +47,8 @@ measurement_models as (
 select
     l.measurement,
     l.points_landed,
-    m.model_name
+    array_sort(collect_list(m.model_name)) as model_names
 from landed as l
 left join measurement_models as m
     on l.measurement = m.measurement
+group by l.measurement, l.points_landed

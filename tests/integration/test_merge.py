@@ -127,6 +127,10 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     first = check_state(ws, landed)
     assert len(first) == 80
     files_1 = data_files(ws, "mg")
+    # One measurement, two tables (one per winner rule): both listed.
+    assert ws.sql("select * from tsdedup.rpt_measurements")[0] == [
+        {"measurement": "mg", "points_landed": 80, "model_names": ["mg", "mg_last"]}
+    ]
 
     # Run 2: 15 re-deliveries and 4 new points against 80 stored rows: a merge.
     landed.append(("0002.lp", redeliveries(range(5), 50.0).encode()))
