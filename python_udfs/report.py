@@ -32,7 +32,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from python_udfs.run_summary import SuspectChunk
+from python_udfs.run_summary import (
+    SuspectChunk,
+    query_suspects,
+    read_run_results,
+    target_path,
+    target_schema,
+)
 
 USAGE = "usage: tsdedup report [--out FILE.html]"
 DEFAULT_OUT = Path("target") / "tsdedup_report.html"
@@ -503,10 +509,7 @@ def read_suspects(spark: Any, schema: str) -> list[SuspectChunk]:
     """Every chunk of rpt_suspect_times; none where the view does not exist yet."""
     if not spark.catalog.tableExists(f"{schema}.rpt_suspect_times"):
         return []
-    rows = spark.sql(
-        f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times"
-    ).collect()
-    return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+    return query_suspects(spark, schema)
 
 
 def read_rejects(spark: Any, schema: str) -> tuple[list[RejectRow], int]:
@@ -548,8 +551,6 @@ def _missing(spark: Any, schema: str, tables: Iterable[str]) -> list[str]:
 
 def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
     """Write the report; 0, or 1 with a one-line reason when there is nothing to read."""
-    from python_udfs.run_summary import read_run_results, target_path, target_schema
-
     out = parse_args(args) or project_dir / DEFAULT_OUT
     schema = target_schema([])
     missing = _missing(

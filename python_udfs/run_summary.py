@@ -185,10 +185,12 @@ def query_ingested(spark: Any, schema: str, invocation_id: str) -> Ingested:
     return Ingested(int(row[0]), int(row[1]), int(row[2]))
 
 
-def query_suspects(spark: Any, schema: str, invocation_id: str) -> list[SuspectChunk]:
+def query_suspects(spark: Any, schema: str, invocation_id: str | None = None) -> list[SuspectChunk]:
+    """The rows of rpt_suspect_times: of one invocation's chunks, or all."""
+    where = "" if invocation_id is None else f"where invocation_id = {_literal(invocation_id)} "
     rows = spark.sql(
         f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times "
-        f"where invocation_id = {_literal(invocation_id)} order by chunk_seq"
+        f"{where}order by chunk_seq"
     ).collect()
     return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 

@@ -1,6 +1,7 @@
 {#
     The last chunk of the chunk catalog (0 when it is empty). The catalog model
-    passes itself (`this`); everyone else reads `sort_key_catalog`.
+    passes itself (`this`), as does int_chunk_times, a catalog of chunks too;
+    everyone else reads `sort_key_catalog`.
 #}
 {% macro last_cataloged_chunk_seq(catalog_relation=none) %}
     {%- if not execute -%}

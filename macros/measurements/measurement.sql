@@ -53,7 +53,7 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns=[], stored_types={}, mode='rebuild') -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns={}, mode='rebuild') -%}
     {%- if is_incremental() -%}
         {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
         {%- if watermark is none -%}
@@ -72,8 +72,7 @@
         {%- set merge.days = plan['days'] -%}
         {%- set merge.match_days = plan['overlapping_days'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
-            {%- do merge.stored_columns.append(column.name) -%}
-            {%- do merge.stored_types.update({column.name: column.dtype}) -%}
+            {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
         {%- set retracted_days = tsdedup.retracted_days(this, catalog_relation, measurement_name, watermark) -%}
         {%- if retracted_days -%}
@@ -197,7 +196,7 @@ select
     {%- endfor %}
     {%- for column in merge.stored_columns if column not in known %}
     {#- A column only retracted chunks wrote: the table keeps it, empty. #}
-    cast(null as {{ merge.stored_types[column] }}) as {{ tsdedup.quote_identifier(column) }},
+    cast(null as {{ merge.stored_columns[column] }}) as {{ tsdedup.quote_identifier(column) }},
     {%- endfor %}
     {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
     d.point.time_ns

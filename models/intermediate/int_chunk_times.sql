@@ -14,10 +14,7 @@
     )
 }}
 
-{%- set after_chunk = 0 -%}
-{%- if is_incremental() -%}
-    {%- set after_chunk = run_query('select coalesce(max(chunk_seq), 0) from ' ~ this).columns[0].values()[0] | int -%}
-{%- endif %}
+{%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
 
 with chunk_times as (
     select

@@ -86,6 +86,15 @@ def test_a_file_name_with_two_precisions_is_refused() -> None:
         file_precision("a_ms_b_s.lp", "ns")
 
 
+def test_the_sql_function_gives_the_precision_a_chunk_was_read_in() -> None:
+    # tsdedup_file_precision (int_chunk_times): the reader's rule; NULL where the
+    # name declares two (the file was rejected whole) or a value is NULL.
+    assert udtf.precision_of_file("feed_ms.lp", "ns") == "ms"
+    assert udtf.precision_of_file("feed.lp", "us") == "us"
+    assert udtf.precision_of_file("a_ms_b_s.lp", "ns") is None
+    assert udtf.precision_of_file(None, "ns") is None
+
+
 def test_the_declared_precision_scales_the_files_timestamps() -> None:
     (record,) = read("2026-11-25_ms_feed.lp", "m v=1 1764028800123\n")
     assert isinstance(record, Record)
