@@ -19,6 +19,7 @@ It emits, per file, in this order:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -206,6 +207,36 @@ class ReadChunk:
         yield from chunk_rows(source_file, bytes(content), precision, int(ingest_time_ns))
 
 
+EMPTY_FILES_TYPE = "path string, modification_time timestamp"
+
+
+def empty_files(folder: str) -> Iterator[tuple[str, datetime]]:
+    """The files of 0 bytes directly in ``folder`` (a local path or a URI pyarrow
+    can open), with their paths as Hadoop writes them and their modification
+    times in milliseconds, as Hadoop's listing gives them. Spark's file
+    sources list no such file (a file without bytes has no split to read).
+    On a file system pyarrow cannot open there are none to report."""
+    import pyarrow
+    from pyarrow import fs
+
+    try:
+        filesystem, root = fs.FileSystem.from_uri(folder if "://" in folder else f"file://{folder}")
+    except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError, OSError):
+        return  # a file system pyarrow cannot open (HDFS without libhdfs, s3a://)
+    prefix = f"file:{root}" if isinstance(filesystem, fs.LocalFileSystem) else folder
+    for info in filesystem.get_file_info(fs.FileSelector(root, allow_not_found=True)):
+        if info.type == fs.FileType.File and info.size == 0 and info.mtime is not None:
+            mtime = info.mtime.replace(microsecond=info.mtime.microsecond // 1000 * 1000)
+            yield f"{prefix.rstrip('/')}/{info.base_name}", mtime
+
+
+class EmptyFiles:
+    """The UDTF class of ``empty_files``."""
+
+    def eval(self, folder: str) -> Iterator[tuple[str, datetime]]:
+        yield from empty_files(folder)
+
+
 def precision_of_file(source_file: str | None, default: str | None) -> str | None:
     """The precision a chunk is read in (file_precision), NULL where its name
     declares two (the file is rejected whole)."""
@@ -219,10 +250,12 @@ def precision_of_file(source_file: str | None, default: str | None) -> str | Non
 
 def register(spark: Any) -> None:
     """Register the project's functions in a Spark session (idempotent):
-    ``tsdedup_read_chunk`` (the table function that reads a file) and
+    ``tsdedup_read_chunk`` (the table function that reads a file),
+    ``tsdedup_empty_files(folder)`` (the files of 0 bytes Spark does not list) and
     ``tsdedup_file_precision(source_file, default)`` (the precision it read
     the file in)."""
     from pyspark.sql.functions import udtf
 
     spark.udtf.register("tsdedup_read_chunk", udtf(ReadChunk, returnType=RETURN_TYPE))
+    spark.udtf.register("tsdedup_empty_files", udtf(EmptyFiles, returnType=EMPTY_FILES_TYPE))
     spark.udf.register("tsdedup_file_precision", precision_of_file, "string")

@@ -11,7 +11,9 @@
     contains ':' is not ingested (Hadoop cannot open it) and the log says so;
     while such a name is in the folder, each file's `glob_ok` is false (the new
     files cannot be read with one glob over the folder, see
-    binary_files_in_folder).
+    binary_files_in_folder). A file of 0 bytes, which Spark's file sources do
+    not list, is listed with the table function tsdedup_empty_files: it becomes
+    a chunk of 0 lines.
 #}
 {% macro new_landed_files(registry) %}
     {% if not execute %}
@@ -19,17 +21,34 @@
     {% endif %}
     {%- set max_files = var('tsdedup_max_files_per_run', 1000) | int -%}
     {%- set listing_sql -%}
-        with landed as (
+        with listed as (
+            -- binaryFile lists paths as they are (not URL-encoded): a name with
+            -- '%' or '+' must not be decoded
             select
-                -- binaryFile lists paths as they are (not URL-encoded): a name with
-                -- '%' or '+' must not be decoded
+                path,
+                length,
+                modificationTime as modification_time
+            from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}
+
+            union all
+
+            -- files of 0 bytes, which Spark's file sources do not list
+            select
+                path,
+                cast(0 as bigint) as length,
+                modification_time
+            from tsdedup_empty_files({{ tsdedup.string_literal(tsdedup.landing_path()) }})
+        ),
+
+        landed as (
+            select
                 path as source_path,
                 length as source_bytes,
-                modificationTime as source_modified_at,
+                modification_time as source_modified_at,
                 -- any name with ':' in the folder (data file or not) stops a glob
                 -- over it: Hadoop's glob cannot list such a name
                 bool_or(regexp_extract(path, '[^/]+$', 0) like '%:%') over () as folder_has_colon_name
-            from {{ tsdedup.binary_file_path(tsdedup.landing_path()) }}
+            from listed
         ),
 
         named as (
@@ -108,6 +127,8 @@
                 'source_path': row['source_path'],
                 'source_file': row['source_file'],
                 'glob_ok': not row['folder_has_colon_name'],
+                'source_bytes': row['source_bytes'] | int,
+                'source_modified_at': row['source_modified_at'],
             }) -%}
         {%- elif keep.value -%}
             {%- set deferred.count = deferred.count + 1 -%}

@@ -20,11 +20,17 @@
 {%- set files = tsdedup.new_landed_files(registry) -%}
 {%- set ingest_time_ns = (run_started_at.timestamp() | int) * 1000000000 + run_started_at.microsecond * 1000 -%}
 
-{#- The new files by folder (normally all in the landing folder): one scan each. -#}
+{#- The new files by folder (normally all in the landing folder): one scan each.
+    A file of 0 bytes has no content to scan (Spark's file sources skip it). -#}
 {%- set folders = {} -%}
+{%- set empty_files = [] -%}
 {%- for file in files -%}
 {%- set folder = file.source_path[:file.source_path.rfind('/')] -%}
+{%- if file.source_bytes == 0 -%}
+{%- do empty_files.append(file) -%}
+{%- else -%}
 {%- do folders.setdefault(folder, []).append(file) -%}
+{%- endif -%}
 {%- endfor %}
 
 with
@@ -80,6 +86,19 @@ landed_files as (
         cast(null as string) as content_sha256,
         cast(null as binary) as content
     where 1 = 0
+    {%- endfor %}
+    {%- for file in empty_files %}
+
+    union all
+
+    select
+        cast({{ file.chunk_seq }} as bigint) as chunk_seq,
+        {{ tsdedup.string_literal(file.source_file) }} as source_file,
+        {{ tsdedup.string_literal(file.source_path) }} as source_path,
+        cast(0 as bigint) as source_bytes,
+        cast({{ tsdedup.string_literal(file.source_modified_at) }} as timestamp) as source_modified_at,
+        sha2(x'', 256) as content_sha256,
+        x'' as content
     {%- endfor %}
 ),
 

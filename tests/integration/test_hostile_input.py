@@ -56,8 +56,8 @@ NAMED = lp(
 
 # (file name, content, {line: reason expected in rpt_rejects}); every other line loads.
 FILES: list[tuple[str, bytes, dict[int, str]]] = [
-    # A file of 0 bytes holds no line: Spark lists no row for it, so it makes no
-    # chunk (checked below). An empty gzip and a file of blank lines are chunks.
+    # A file of 0 bytes is a chunk of 0 lines (Spark's file sources do not list
+    # it; tsdedup_empty_files does), as are an empty gzip and blank lines.
     ("h01_empty.lp", b"", {}),
     ("h01_empty_gzip.lp.gz", gzip.compress(b""), {}),
     ("h01_blank_lines.lp", b"\n\n", {}),
@@ -187,12 +187,12 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
     # the points kept are the table rows plus the duplicates removed.
     landed = [(name, content) for name, content, _ in FILES]
     landed.append(("i01_injection.lp", injection.encode()))
-    assert [r["source_file"] for r in accounting] == [
-        "g01_good.lp",
-        *sorted(n for n, content in landed if content),
-    ]
+    assert [r["source_file"] for r in accounting] == ["g01_good.lp", *sorted(n for n, _ in landed)]
+    assert f"ingested {len(landed)} file(s)" in result.stdout
     blank = next(r for r in accounting if r["source_file"] == "h01_blank_lines.lp")
     assert (blank["lines_read"], blank["lines_skipped"]) == (2, 2)
+    empty = next(r for r in accounting if r["source_file"] == "h01_empty.lp")
+    assert (empty["lines_read"], empty["points_read"], empty["lines_rejected"]) == (0, 0, 0)
     for row in accounting:
         assert row["lines_skipped"] >= 0, row
         assert row["lines_read"] == (
@@ -217,6 +217,8 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
     assert [without_time(r) for r in inj] == [
         {INJECTION + " tag": INJECTION, INJECTION: 1.0, "time_ns": DAY0}
     ]
+    # Listed again unchanged, no file is a new chunk (the empty one included).
+    assert "ingested no new file" in ws.build().stdout
 
 
 def without_time(row: dict[str, object]) -> dict[str, object]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,7 +23,7 @@ from python_udfs.chunk_reader import (
     file_precision,
     read_chunk,
 )
-from python_udfs.udtf import COLUMNS, chunk_rows
+from python_udfs.udtf import COLUMNS, chunk_rows, empty_files
 
 INGEST_NS = 1_700_000_000_123_456_789
 
@@ -353,3 +356,18 @@ def test_repeated_column_signatures_keep_first_positions_and_types() -> None:
         ("m", "v", "integer"): 6,
         ("m", "w", "boolean"): 6,
     }
+
+
+def test_empty_files_lists_only_files_of_0_bytes_as_hadoop_does(tmp_path: Path) -> None:
+    (tmp_path / "empty.lp").write_bytes(b"")
+    (tmp_path / "data.lp").write_bytes(b"m v=1 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "nested.lp").write_bytes(b"")
+    os.utime(tmp_path / "empty.lp", ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    listed = list(empty_files(str(tmp_path)))
+    assert [path for path, _ in listed] == [f"file:{tmp_path}/empty.lp"]
+    (_, mtime) = listed[0]
+    # Hadoop's local listing has milliseconds; the time must compare equal to it.
+    assert mtime == datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=UTC)
+    assert list(empty_files(str(tmp_path / "missing"))) == []
+    assert list(empty_files("s3a://bucket/landing")) == []  # not a file system pyarrow opens
