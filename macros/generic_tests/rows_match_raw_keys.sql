@@ -1,34 +1,59 @@
 {#
-    Accounting: a measurement table has exactly one row per distinct series and
-    timestamp among the measurement's accepted points in raw_chunks (points with a
-    type conflict are rejected, not kept). Fails with both counts when they differ.
+    The accounting of one measurement table: every point of the measurement
+    in the raw log is retracted, a type conflict, a duplicate removed, or one
+    row of the table (one per distinct series and timestamp among the points
+    that remain). Fails with every term when they do not add up.
 #}
 {% test rows_match_raw_keys(model, measurement=none) %}
-    {%- set name = measurement or model.identifier -%}
-    with accepted_points as (
+    {%- set name = tsdedup.string_literal(measurement or model.identifier) -%}
+    with landed as (
         select
-            p.tags,
-            p.time_ns
+            count(*) as points_landed,
+            count_if(r.chunk_seq is not null) as points_retracted
+        from {{ ref('raw_chunks') }} as p
+        left join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
+            on p.chunk_seq = r.chunk_seq
+        where p.row_kind = 'point' and p.measurement = {{ name }}
+    ),
+
+    conflicts as (
+        select count(*) as type_conflicts
+        from {{ ref('int_type_conflicts') }}
+        where measurement = {{ name }}
+    ),
+
+    accepted as (
+        select
+            count(*) as points_accepted,
+            count(distinct array_sort(map_entries(p.tags)), p.time_ns) as distinct_keys
         from {{ ref('stg_points') }} as p
         left anti join {{ ref('int_type_conflicts') }} as c
             on p.chunk_seq = c.chunk_seq and p.position = c.position
-        where p.measurement = {{ tsdedup.string_literal(name) }}
+        where p.measurement = {{ name }}
     ),
 
-    raw_keys as (
-        select count(distinct array_sort(map_entries(tags)), time_ns) as distinct_keys
-        from accepted_points
-    ),
-
-    table_rows as (
+    stored as (
         select count(*) as table_rows
         from {{ model }}
+    ),
+
+    accounting as (
+        select
+            l.points_landed,
+            l.points_retracted,
+            c.type_conflicts,
+            a.points_accepted - a.distinct_keys as duplicates_removed,
+            s.table_rows,
+            a.distinct_keys
+        from landed as l
+        cross join conflicts as c
+        cross join accepted as a
+        cross join stored as s
     )
 
-    select
-        raw_keys.distinct_keys,
-        table_rows.table_rows
-    from raw_keys
-    cross join table_rows
-    where raw_keys.distinct_keys != table_rows.table_rows
+    select *
+    from accounting
+    where
+        table_rows != distinct_keys
+        or points_landed != points_retracted + type_conflicts + duplicates_removed + table_rows
 {% endtest %}
