@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from python_udfs import up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
@@ -124,6 +126,71 @@ def run_dbt(args: Sequence[str]) -> int:
     return 0 if result.success else 1
 
 
+@dataclass(frozen=True)
+class DbtOutcome:
+    """What running one dbt command took: its exit code, the run results of the
+    invocations before the last, and why some measurements have no table."""
+
+    code: int
+    earlier: list[dict[str, Any]] = field(default_factory=list)
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+
+def run_dbt_discovering(project_dir: Path, args: Sequence[str], spark: object) -> DbtOutcome:
+    """Run dbt with a table for every measurement (python_udfs/discovery.py).
+
+    Generated models that a model file of the user's now replaces are removed
+    first. A run or build of everything that lands new measurements then
+    builds their tables in a second dbt invocation; other commands (and a run
+    of selected models) keep the generated models there are, and `docs
+    generate` adds those the warehouse has landed since."""
+    from python_udfs import discovery
+    from python_udfs.run_summary import read_run_results, target_path
+
+    if discovery.remove_shadowed(project_dir):
+        status("a model file now declares a discovered measurement: generated models removed")
+    if args[0] not in SUMMARIZED:
+        _discover(project_dir, args, spark, add=args[:2] == ["docs", "generate"])
+        return DbtOutcome(run_dbt(args))
+    started = time.time()
+    code = run_dbt(args)
+    build_new = code != 2 and not discovery.has_selection(args)
+    new, refused = _discover(project_dir, args, spark, add=build_new)
+    if not new:
+        return DbtOutcome(code, refused=refused)
+    earlier = read_run_results(target_path(project_dir, args), started)
+    status(f"building the tables of {len(new)} new measurement(s): {', '.join(new)}")
+    follow_up = run_dbt(discovery.follow_up_args(args, new))
+    return DbtOutcome(max(code, follow_up), [] if earlier is None else [earlier], refused)
+
+
+def _discover(
+    project_dir: Path, args: Sequence[str], spark: object, add: bool
+) -> tuple[list[str], Mapping[str, str]]:
+    """Write the generated models of the measurements in the raw log (with
+    ``add``, also of those that have none yet: a build follows). Returns the
+    new ones and why some get none. Nothing happens before a build has left a
+    manifest and rpt_measurements."""
+    from pyspark.errors import PySparkException
+
+    from python_udfs import discovery
+    from python_udfs.run_summary import target_path, target_schema
+
+    manifest = discovery.read_manifest(target_path(project_dir, args))
+    if manifest is None:
+        return [], {}
+    try:
+        landed = discovery.query_landed(spark, target_schema(args))
+    except PySparkException:
+        return [], {}
+    verdict = discovery.plan(landed, discovery.read_project(manifest))
+    measurements = list(verdict.generate)
+    if not add:
+        present = discovery.generated_measurements(project_dir)
+        measurements = [m for m in measurements if m in present]
+    return discovery.write_generated(project_dir, measurements), verdict.refused
+
+
 def retract_args(chunks: Sequence[str]) -> list[str]:
     """``tsdedup retract 7 feed.lp`` as the dbt command it runs."""
     import json
@@ -186,11 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 return run_report(spark, project_dir, args[1:])
             started = time.time()
-            code = run_dbt(args)
+            outcome = run_dbt_discovering(project_dir, args, spark)
+            code = outcome.code
             if args[0] in SUMMARIZED:
                 from python_udfs.run_summary import print_run_summary
 
-                print_run_summary(project_dir, args, started)
+                print_run_summary(project_dir, args, started, outcome.earlier, outcome.refused)
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code

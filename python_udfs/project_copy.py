@@ -17,13 +17,16 @@ DBT_PROJECT_PARTS = ("dbt_project.yml", "models", "macros", "profiles", "seeds",
 def copy_dbt_project(source: Path, target: Path, parts: Iterable[str] = DBT_PROJECT_PARTS) -> None:
     """Copy the given files and folders of the project at ``source`` into ``target``.
 
-    A part the project does not have is skipped; ``__pycache__`` folders are not copied.
+    A part the project does not have is skipped; ``__pycache__`` folders and the
+    generated models of discovered measurements (``discovered``) are not copied.
     """
     target.mkdir(parents=True, exist_ok=True)
     for part in parts:
         source_part, target_part = source / part, target / part
         if source_part.is_dir():
-            shutil.copytree(source_part, target_part, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                source_part, target_part, ignore=shutil.ignore_patterns("__pycache__", "discovered")
+            )
         elif source_part.exists():
             target_part.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source_part, target_part)

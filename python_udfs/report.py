@@ -27,13 +27,16 @@ from __future__ import annotations
 import html
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from python_udfs.discovery import refusals
 from python_udfs.run_summary import (
+    LandedMeasurement,
     SuspectChunk,
+    query_measurements,
     query_suspects,
     read_run_results,
     target_path,
@@ -392,6 +395,23 @@ def _suspects_section(suspects: Sequence[SuspectChunk]) -> str:
     )
 
 
+def _measurements_section(landed: Sequence[LandedMeasurement]) -> str:
+    if not landed:
+        return '<p id="measurements">No measurement has landed yet.</p>'
+    body = "".join(
+        f'<tr data-measurement="{_e(m.measurement)}"><td>{_e(m.measurement)}</td>'
+        f"<td class='n'>{m.points:,}</td><td>{_e(', '.join(m.models))}</td>"
+        f"<td>{'discovered' if m.is_discovered else 'model file' if m.models else ''}</td>"
+        f"<td>{_e(m.problem or ('' if m.models else 'no model builds it'))}</td></tr>"
+        for m in landed
+    )
+    return (
+        '<table id="measurements"><thead><tr><th>measurement</th><th class="n">points landed</th>'
+        "<th>tables</th><th>from</th><th>why no table</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
 def render_report(
     duplicates: Sequence[DayDuplicates],
     chunks: Sequence[ChunkRange],
@@ -401,9 +421,11 @@ def render_report(
     rejects: Sequence[RejectRow] = (),
     rejects_total: int = 0,
     last_run: Sequence[NodeProblem] | None = None,
+    landed: Sequence[LandedMeasurement] = (),
 ) -> str:
     """The whole page, from plain rows. ``last_run``: the models and tests of
-    the last dbt run that did not succeed (None: no run results found)."""
+    the last dbt run that did not succeed (None: no run results found);
+    ``landed``: every measurement in the raw log (rpt_measurements)."""
     overlaps = overlapping_earlier(chunks)
     measurements = sorted({r.measurement for r in duplicates} | {c.measurement for c in chunks})
     total_removed = sum(r.duplicates_removed for r in duplicates)
@@ -445,6 +467,10 @@ def render_report(
 ({_e(schema)}.sort_key_catalog).</p>
 <p>{len(measurements)} measurement(s); over every run, {total_merged:,} points merged and
 {total_removed:,} duplicates removed.</p>
+<h2>Measurements</h2>
+<p class="muted">Every measurement in the raw log, its points (retracted and rejected ones
+included) and the tables that hold it (rpt_measurements).</p>
+{_measurements_section(landed)}
 <h2>Duplicates removed per measurement and day</h2>
 <p class="muted">Each run's points merged into a day partition minus the rows the partition
 gained, added up over every run (run_statistics).</p>
@@ -512,6 +538,15 @@ def read_suspects(spark: Any, schema: str) -> list[SuspectChunk]:
     return query_suspects(spark, schema)
 
 
+def read_landed(spark: Any, schema: str, target: Path) -> list[LandedMeasurement]:
+    """rpt_measurements, with why a measurement has no table (none before it exists)."""
+    if _missing(spark, schema, ("rpt_measurements",)):
+        return []
+    landed = query_measurements(spark, schema, {})
+    reasons = refusals(target, [m.measurement for m in landed])
+    return [replace(m, problem=reasons.get(m.measurement)) for m in landed]
+
+
 def read_rejects(spark: Any, schema: str) -> tuple[list[RejectRow], int]:
     """The first MAX_REJECTS_SHOWN rejects by chunk and line, and how many there are."""
     q = _quote(schema)
@@ -573,6 +608,7 @@ def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
         rejects,
         rejects_total,
         last_run_problems(read_run_results(target_path(project_dir, []), 0.0)),
+        read_landed(spark, schema, target_path(project_dir, [])),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -6,7 +6,7 @@ Everything comes from what the run left behind: dbt's ``run_results.json`` (the
 status of every node and the run's invocation id), the chunk registry's rows of
 that invocation (``stg_chunks``: only the registry partition of raw_chunks is
 read), the chunks among them whose timestamps look wrong (``rpt_suspect_times``),
-the measurements with points and no table (``rpt_measurements``)
+the measurements and which have no table (``rpt_measurements``)
 and its rows of ``run_statistics`` (written from metadata). Nothing scans a
 measurement table.
 """
@@ -106,11 +106,18 @@ class SuspectChunk:
 
 
 @dataclass(frozen=True)
-class Untabled:
-    """A measurement with points in the raw log and no model (rpt_measurements)."""
+class LandedMeasurement:
+    """A measurement with points in the raw log (a row of rpt_measurements)."""
 
     measurement: str
     points: int
+    is_discovered: bool
+    models: tuple[str, ...]
+    problem: str | None = None
+
+    @property
+    def has_table(self) -> bool:
+        return bool(self.models)
 
 
 def format_summary(
@@ -118,11 +125,12 @@ def format_summary(
     ingested: Ingested | None,
     changes: Sequence[TableChange],
     suspects: Sequence[SuspectChunk] = (),
-    untabled: Sequence[Untabled] = (),
+    measurements: Sequence[LandedMeasurement] = (),
 ) -> str:
-    """The summary printed after a run: a heading, the ingest (with a warning
-    per chunk whose timestamps look wrong), one table row per measurement table
-    the run changed, and the nodes' statuses."""
+    """The summary printed after a run: a heading, the ingest, the measurements
+    (with a warning per measurement that has no table, and per chunk whose
+    timestamps look wrong), one table row per measurement table the run
+    changed, and the nodes' statuses."""
     elapsed = float(run_results.get("elapsed_time") or 0.0)
     lines = [f"tsdedup: summary of this run ({elapsed:.1f} s)"]
     if ingested is not None:
@@ -133,11 +141,20 @@ def format_summary(
             )
         else:
             lines.append("  ingested no new file")
-    for missing in untabled:
+    if measurements:
+        tabled = [m for m in measurements if m.has_table]
+        discovered = sum(1 for m in tabled if m.is_discovered)
+        lines.append(
+            f"  {len(measurements)} measurement(s) in the raw log, {len(tabled)} with a table "
+            f"({discovered} discovered, {len(tabled) - discovered} from model files)"
+        )
+    for missing in (m for m in measurements if not m.has_table):
         call = "{{ tsdedup.measurement(" + json.dumps(missing.measurement) + ") }}"
+        reason = missing.problem or "no model builds it"
         lines.append(
             f"  warning: measurement {missing.measurement!r} has {missing.points:,} point(s) in "
-            f"the raw log and no table: add a model file, models/measurements/<name>.sql: {call}"
+            f"the raw log and no table: {reason}; give it one with a model file, "
+            f"models/measurements/<table name>.sql: {call}"
         )
     for suspect in suspects:
         lines.append(
@@ -177,17 +194,21 @@ def _ran(run_results: Mapping[str, Any], model: str) -> bool:
     )
 
 
-def query_ingested(spark: Any, schema: str, invocation_id: str) -> Ingested:
+def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> Ingested:
     row = spark.sql(
         "select count(*), coalesce(sum(lines_read), 0), coalesce(sum(source_bytes), 0) "
-        f"from {_quote(schema)}.stg_chunks where invocation_id = {_literal(invocation_id)}"
+        f"from {_quote(schema)}.stg_chunks where invocation_id in ({_literals(invocation_ids)})"
     ).collect()[0]
     return Ingested(int(row[0]), int(row[1]), int(row[2]))
 
 
-def query_suspects(spark: Any, schema: str, invocation_id: str | None = None) -> list[SuspectChunk]:
-    """The rows of rpt_suspect_times: of one invocation's chunks, or all."""
-    where = "" if invocation_id is None else f"where invocation_id = {_literal(invocation_id)} "
+def query_suspects(
+    spark: Any, schema: str, invocation_ids: Sequence[str] | None = None
+) -> list[SuspectChunk]:
+    """The rows of rpt_suspect_times: of some invocations' chunks, or all."""
+    where = ""
+    if invocation_ids is not None:
+        where = f"where invocation_id in ({_literals(invocation_ids)}) "
     rows = spark.sql(
         f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times "
         f"{where}order by chunk_seq"
@@ -195,19 +216,28 @@ def query_suspects(spark: Any, schema: str, invocation_id: str | None = None) ->
     return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
-def query_untabled(spark: Any, schema: str) -> list[Untabled]:
+def query_measurements(
+    spark: Any, schema: str, refused: Mapping[str, str]
+) -> list[LandedMeasurement]:
+    """The rows of rpt_measurements, with why a measurement has no table."""
     rows = spark.sql(
-        f"select measurement, points_landed from {_quote(schema)}.rpt_measurements "
-        "where size(model_names) = 0 order by measurement"
+        "select measurement, points_landed, is_discovered, model_names "
+        f"from {_quote(schema)}.rpt_measurements order by measurement"
     ).collect()
-    return [Untabled(str(r[0]), int(r[1])) for r in rows]
+    return [
+        LandedMeasurement(
+            str(r[0]), int(r[1]), bool(r[2]), tuple(map(str, r[3])), refused.get(str(r[0]))
+        )
+        for r in rows
+    ]
 
 
-def query_changes(spark: Any, schema: str, invocation_id: str) -> list[TableChange]:
+def query_changes(spark: Any, schema: str, invocation_ids: Sequence[str]) -> list[TableChange]:
     rows = spark.sql(
         "select model_name, count(*), sum(points_merged), sum(duplicates_removed), "
         f"sum(rows_after), max(seconds) from {_quote(schema)}.run_statistics "
-        f"where invocation_id = {_literal(invocation_id)} group by model_name order by model_name"
+        f"where invocation_id in ({_literals(invocation_ids)}) "
+        "group by model_name order by model_name"
     ).collect()
     return [
         TableChange(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5] or 0.0))
@@ -221,6 +251,10 @@ def _quote(name: str) -> str:
 
 def _literal(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _literals(values: Sequence[str]) -> str:
+    return ", ".join(_literal(v) for v in values) or "null"
 
 
 def target_schema(args: Sequence[str]) -> str:
@@ -241,34 +275,58 @@ def target_path(project_dir: Path, args: Sequence[str]) -> Path:
     return path if path.is_absolute() else project_dir / path
 
 
-def print_run_summary(project_dir: Path, args: Sequence[str], since: float) -> None:
-    """Print the summary of the dbt run that started at ``since`` (epoch seconds);
-    nothing when it left no run_results.json (it failed before running nodes)."""
+def merge_run_results(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several dbt invocations of one command as one: all their results, their
+    times added, and every invocation id (``invocation_ids``)."""
+    return {
+        "elapsed_time": sum(float(r.get("elapsed_time") or 0.0) for r in runs),
+        "results": [result for r in runs for result in r.get("results", [])],
+        "invocation_ids": [
+            str(r["metadata"]["invocation_id"])
+            for r in runs
+            if r.get("metadata", {}).get("invocation_id")
+        ],
+    }
+
+
+def print_run_summary(
+    project_dir: Path,
+    args: Sequence[str],
+    since: float,
+    earlier: Sequence[Mapping[str, Any]] = (),
+    refused: Mapping[str, str] | None = None,
+) -> None:
+    """Print the summary of the dbt run that started at ``since`` (epoch seconds),
+    together with the ``earlier`` invocations of the same command and why the
+    ``refused`` measurements have no table; nothing when it left no
+    run_results.json (it failed before running nodes)."""
     from pyspark.errors import PySparkException
     from pyspark.sql import SparkSession
 
-    run_results = read_run_results(target_path(project_dir, args), since)
-    if run_results is None:
+    last = read_run_results(target_path(project_dir, args), since)
+    if last is None:
         return
-    invocation_id = str(run_results.get("metadata", {}).get("invocation_id", ""))
+    run_results = merge_run_results([*earlier, last])
+    invocation_ids = run_results["invocation_ids"]
     spark = SparkSession.getActiveSession()
     ingested: Ingested | None = None
     changes: list[TableChange] = []
     suspects: list[SuspectChunk] = []
-    untabled: list[Untabled] = []
+    measurements: list[LandedMeasurement] = []
     note = ""
-    if spark is not None and invocation_id:
+    if spark is not None and invocation_ids:
         try:
             schema = target_schema(args)
             if _ran(run_results, "raw_chunks"):
-                ingested = query_ingested(spark, schema, invocation_id)
+                ingested = query_ingested(spark, schema, invocation_ids)
             if _ran(run_results, "rpt_suspect_times"):
-                suspects = query_suspects(spark, schema, invocation_id)
+                suspects = query_suspects(spark, schema, invocation_ids)
             if _ran(run_results, "rpt_measurements"):
-                untabled = query_untabled(spark, schema)
-            changes = query_changes(spark, schema, invocation_id)
+                measurements = query_measurements(spark, schema, refused or {})
+            changes = query_changes(spark, schema, invocation_ids)
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"
     print(
-        "\n" + format_summary(run_results, ingested, changes, suspects, untabled) + note, flush=True
+        "\n" + format_summary(run_results, ingested, changes, suspects, measurements) + note,
+        flush=True,
     )

@@ -114,6 +114,10 @@ def base_conf(paths: Paths, log_level: str | None = None) -> dict[str, str]:
         ),
         "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
         "spark.sql.catalog.spark_catalog.type": "hive",
+        # The metastore ignores the case of table names (a discovered `Mem` is
+        # `mem`), and so must Iceberg's table cache: with case-sensitive keys a
+        # read of `Mem` after a write through `mem` saw the old snapshot.
+        "spark.sql.catalog.spark_catalog.cache.case-sensitive": "false",
         "spark.sql.catalogImplementation": "hive",
         "spark.sql.warehouse.dir": str(paths.warehouse),
         "spark.hadoop.javax.jdo.option.ConnectionURL": (

@@ -66,18 +66,18 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
     for name, content in files:
         ws.land(name, content)
     ws.add_measurement_model("mixed", "mixed")
-    summary = ws.build().stdout
+    result = ws.build()
+    summary = result.stdout
     assert "warning: chunk 7 (g_millis.lp, 2 points): points from 1970-01-01 00:29:24" in summary
     assert "read in ns, lie far from the ingest time" in summary
     assert ": the timestamps look like milliseconds (a file with _ms_ in its name" in summary
     assert "h_2026-11-25_ms_feed.lp" not in summary.split("summary of this run")[1]
-    # Measurements without a model: their points reach no table, and the run says so.
-    for name, points in (("clock", 4), ("untimed", 1)):
-        assert (
-            f"warning: measurement '{name}' has {points} point(s) in the raw log and no table"
-            in summary
-        )
-    assert "warning: measurement 'mixed'" not in summary
+    # Measurements without a model file are discovered: the same build gives them tables.
+    assert "building the tables of 2 new measurement(s): clock, untimed" in result.stderr
+    assert "3 measurement(s) in the raw log, 3 with a table (2 discovered, 1 from model files)" in (
+        summary
+    )
+    assert "no table" not in summary
 
     expected = expected_from_files(
         (name, content.encode() if isinstance(content, str) else content) for name, content in files

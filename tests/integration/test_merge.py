@@ -129,7 +129,12 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     files_1 = data_files(ws, "mg")
     # One measurement, two tables (one per winner rule): both listed.
     assert ws.sql("select * from tsdedup.rpt_measurements")[0] == [
-        {"measurement": "mg", "points_landed": 80, "model_names": ["mg", "mg_last"]}
+        {
+            "measurement": "mg",
+            "points_landed": 80,
+            "is_discovered": False,
+            "model_names": ["mg", "mg_last"],
+        }
     ]
 
     # Run 2: 15 re-deliveries and 4 new points against 80 stored rows: a merge.

@@ -20,7 +20,7 @@ from python_udfs.report import (
     parse_args,
     render_report,
 )
-from python_udfs.run_summary import SuspectChunk
+from python_udfs.run_summary import LandedMeasurement, SuspectChunk
 
 NS = 1_000_000_000
 DAY1 = 1_793_491_200 * NS  # 2026-11-01 00:00 UTC
@@ -153,6 +153,23 @@ def test_chunks_with_suspect_timestamps_are_listed_with_their_problem() -> None:
     assert [chunk for chunk, _ in rows] == ["3", "9"]
     assert "b &lt;x&gt;.lp" in rows[1][1] and "1,200" in rows[1][1]
     assert "the timestamps look like milliseconds" in rows[1][1]
+
+
+def test_every_measurement_is_listed_with_its_points_tables_and_why_it_has_none() -> None:
+    landed = [
+        LandedMeasurement("cpu", 1200, False, ("cpu", "cpu_last")),
+        LandedMeasurement("disk", 5, True, ("disk",)),
+        LandedMeasurement("<b>-io", 7, False, (), "its name cannot be a table name"),
+    ]
+    page = render_report([], [], "s", datetime(2026, 1, 1, tzinfo=UTC), landed=landed)
+    table = page.split('<table id="measurements">', 1)[1].split("</table>", 1)[0]
+    rows = dict(re.findall(r'<tr data-measurement="([^"]*)">(.*?)</tr>', table))
+    assert list(rows) == ["cpu", "disk", "&lt;b&gt;-io"]
+    cells = {m: re.findall(r"<td[^>]*>(.*?)</td>", row) for m, row in rows.items()}
+    assert cells["cpu"] == ["cpu", "1,200", "cpu, cpu_last", "model file", ""]
+    assert cells["disk"] == ["disk", "5", "disk", "discovered", ""]
+    assert cells["&lt;b&gt;-io"][2:] == ["", "", "its name cannot be a table name"]
+    assert "No measurement has landed yet." in render_report([], [], "s", datetime.now(UTC))
 
 
 def test_the_first_rejects_are_listed_with_their_line_and_how_many_there_are() -> None:

@@ -22,12 +22,13 @@ from python_udfs.progress import (
 )
 from python_udfs.run_summary import (
     Ingested,
+    LandedMeasurement,
     SuspectChunk,
     TableChange,
-    Untabled,
     format_bytes,
     format_counts,
     format_summary,
+    merge_run_results,
     read_run_results,
     status_counts,
     target_path,
@@ -110,14 +111,35 @@ def test_summary_warns_of_chunks_with_suspect_timestamps_after_the_ingest_line()
     )
 
 
-def test_summary_warns_of_measurements_whose_points_reach_no_table() -> None:
-    untabled = [Untabled("mem", 1200), Untabled("we'ird", 1)]
-    lines = format_summary(RUN_RESULTS, Ingested(1, 2, 10), [], (), untabled).splitlines()
+def test_summary_counts_measurements_and_warns_of_those_whose_points_reach_no_table() -> None:
+    measurements = [
+        LandedMeasurement("cpu", 10, False, ("cpu",)),
+        LandedMeasurement("disk", 5, True, ("disk",)),
+        LandedMeasurement("disk-io", 1200, False, (), "its name cannot be a table name"),
+        LandedMeasurement("we'ird", 1, False, ()),
+    ]
+    lines = format_summary(RUN_RESULTS, Ingested(1, 2, 10), [], (), measurements).splitlines()
     assert lines[2] == (
-        "  warning: measurement 'mem' has 1,200 point(s) in the raw log and no table: add a "
-        'model file, models/measurements/<name>.sql: {{ tsdedup.measurement("mem") }}'
+        "  4 measurement(s) in the raw log, 2 with a table (1 discovered, 1 from model files)"
     )
-    assert lines[3].endswith("""{{ tsdedup.measurement("we'ird") }}""")
+    assert lines[3] == (
+        "  warning: measurement 'disk-io' has 1,200 point(s) in the raw log and no table: its "
+        "name cannot be a table name; give it one with a model file, models/measurements/"
+        '<table name>.sql: {{ tsdedup.measurement("disk-io") }}'
+    )
+    assert "no table: no model builds it;" in lines[4]
+    assert lines[4].endswith("""{{ tsdedup.measurement("we'ird") }}""")
+
+
+def test_run_results_of_two_invocations_read_as_one() -> None:
+    first = {"elapsed_time": 2.0, "metadata": {"invocation_id": "a"}, "results": [{"x": 1}]}
+    second = {"elapsed_time": 0.5, "metadata": {"invocation_id": "b"}, "results": [{"y": 2}]}
+    merged = merge_run_results([first, second])
+    assert merged == {
+        "elapsed_time": 2.5,
+        "results": [{"x": 1}, {"y": 2}],
+        "invocation_ids": ["a", "b"],
+    }
 
 
 def test_summary_of_a_run_that_changed_nothing() -> None:
