@@ -33,6 +33,10 @@ KIND_NAMES = {
 }
 
 
+# The summary names at most this many measurements of the ingest (the report lists all).
+MAX_MEASUREMENTS_LISTED = 30
+
+
 @dataclass(frozen=True)
 class Ingested:
     """The files (chunks) one run ingested."""
@@ -40,6 +44,8 @@ class Ingested:
     files: int
     lines: int
     bytes: int
+    # Points per measurement, in name order.
+    points: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,12 @@ def format_summary(
             )
         else:
             lines.append("  ingested no new file")
+        if ingested.points:
+            shown = [f"{m} {n:,}" for m, n in ingested.points[:MAX_MEASUREMENTS_LISTED]]
+            more = len(ingested.points) - len(shown)
+            lines.append(
+                "  points per measurement: " + ", ".join(shown) + (f", {more} more" if more else "")
+            )
     if measurements:
         tabled = [m for m in measurements if m.has_table]
         discovered = sum(1 for m in tabled if m.is_discovered)
@@ -199,7 +211,13 @@ def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> In
         "select count(*), coalesce(sum(lines_read), 0), coalesce(sum(source_bytes), 0) "
         f"from {_quote(schema)}.stg_chunks where invocation_id in ({_literals(invocation_ids)})"
     ).collect()[0]
-    return Ingested(int(row[0]), int(row[1]), int(row[2]))
+    points = spark.sql(
+        f"select measurement, count(*) from {_quote(schema)}.raw_chunks where row_kind = 'point' "
+        f"and invocation_id in ({_literals(invocation_ids)}) group by measurement order by 1"
+    ).collect()
+    return Ingested(
+        int(row[0]), int(row[1]), int(row[2]), tuple((str(r[0]), int(r[1])) for r in points)
+    )
 
 
 def query_suspects(

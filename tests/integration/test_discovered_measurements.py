@@ -64,6 +64,10 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     assert "8 measurement(s) in the raw log, 3 with a table (2 discovered, 1 from model files)" in (
         out
     )
+    assert (
+        "points per measurement: Mem 3, SWAP 1, cpu 1, disk 9, disk-io 1, h2o 1, stg_points 1, "
+        "swap 1"
+    ) in out
     for name, reason in [
         ("disk-io", "its name cannot be a table name (letters, digits and _ only"),
         ("stg_points", "its table or live view would take the name of the project's stg_points"),
@@ -146,7 +150,8 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     )
     assert listed == [{"is_discovered": False}]
 
-    # Their tests are real: a lost row and a duplicated one fail them.
+    # Their tests are real: a lost row and a duplicated one fail them (the
+    # duplicate is written through `mem`, read through `Mem`: one table).
     ws.tsdedup(
         "sql",
         "delete from tsdedup.net where time_ns = " + str(T0),

@@ -131,6 +131,14 @@ def test_summary_counts_measurements_and_warns_of_those_whose_points_reach_no_ta
     assert lines[4].endswith("""{{ tsdedup.measurement("we'ird") }}""")
 
 
+def test_summary_lists_the_points_of_the_ingest_per_measurement() -> None:
+    points = tuple((f"m{i:02}", 1000 + i) for i in range(32))
+    lines = format_summary(RUN_RESULTS, Ingested(2, 10, 10, points), []).splitlines()
+    assert lines[2].startswith("  points per measurement: m00 1,000, m01 1,001, ")
+    assert lines[2].endswith(", m29 1,029, 2 more")
+    assert "points per measurement" not in format_summary(RUN_RESULTS, Ingested(0, 0, 0), [])
+
+
 def test_run_results_of_two_invocations_read_as_one() -> None:
     first = {"elapsed_time": 2.0, "metadata": {"invocation_id": "a"}, "results": [{"x": 1}]}
     second = {"elapsed_time": 0.5, "metadata": {"invocation_id": "b"}, "results": [{"y": 2}]}
