@@ -121,6 +121,15 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     for measurement in ("disk", "net"):
         assert canonical(rows(ws, measurement)) == canonical(expected.rows(measurement))
 
+    # Like a declared table: run statistics for each run, the key index current.
+    stats, keys = ws.sql(
+        "select count(distinct invocation_id) as runs from tsdedup.run_statistics"
+        " where model_name = 'disk'",
+        "select count(*) as n from tsdedup.key_index where measurement = 'disk'",
+    )
+    assert stats == [{"runs": 2}]
+    assert keys == [{"n": len(expected.rows("disk"))}]
+
     # Nothing new: one dbt invocation, no generated file rewritten.
     generated = ws.project.joinpath(*TABLE_FOLDER)
     before = {p.name: p.stat().st_mtime_ns for p in generated.iterdir()}
