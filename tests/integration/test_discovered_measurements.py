@@ -37,6 +37,7 @@ FIRST = (
         + [f"disk-io,host=h1 reads=1i {T0}", f"stg_points,host=h1 x=1i {T0}"]
         + [f"swap,host=h1 in=1i {T0}", f"SWAP,host=h1 in=2i {T0}"]
         + [f"cpu,host=h1 usage_user=1.5 {T0}", f"h2o,location=x level=1.0 {T0}"]
+        + [f"order,host=h1 qty=1i {T0}"]  # a keyword: `tsdedup.order` is a table name
     ),
 )
 SECOND_FILE = (
@@ -59,17 +60,17 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     ws.add_measurement_model("cpu_usage", "cpu")
     ws.land(*FIRST)
     result = ws.build()
-    assert "building the tables of 2 new measurement(s): Mem, disk" in result.stderr
+    assert "building the tables of 3 new measurement(s): Mem, disk, order" in result.stderr
     out = result.stdout
-    assert "8 measurement(s) in the raw log, 3 with a table (2 discovered, 1 from model files)" in (
+    assert "9 measurement(s) in the raw log, 4 with a table (3 discovered, 1 from model files)" in (
         out
     )
     assert (
-        "points per measurement: Mem 3, SWAP 1, cpu 1, disk 9, disk-io 1, h2o 1, stg_points 1, "
-        "swap 1"
+        "points per measurement: Mem 3, SWAP 1, cpu 1, disk 9, disk-io 1, h2o 1, order 1, "
+        "stg_points 1, swap 1"
     ) in out
     for name, reason in [
-        ("disk-io", "its name cannot be a table name (letters, digits and _ only"),
+        ("disk-io", "its name cannot be a table name: the metastore takes letters, digits and _"),
         ("stg_points", "its table or live view would take the name of the project's stg_points"),
         ("SWAP", "another measurement has this name in another case; table names ignore case"),
         ("swap", "another measurement has this name in another case; table names ignore case"),
@@ -80,7 +81,7 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
             in (out)
         )
     expected = expected_from_files([FIRST])
-    for measurement, table in [("disk", "disk"), ("Mem", "mem")]:
+    for measurement, table in [("disk", "disk"), ("Mem", "mem"), ("order", "order")]:
         assert canonical(rows(ws, table)) == canonical(expected.rows(measurement))
         assert canonical(rows(ws, f"{table}_live")) == canonical(expected.rows(measurement))
     # Their tests ran in the same build and passed.
@@ -108,6 +109,7 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
         ("disk", True, ["disk"]),
         ("disk-io", False, []),
         ("h2o", False, []),
+        ("order", True, ["order"]),
         ("stg_points", False, []),
         ("swap", False, []),
     ]
