@@ -72,9 +72,19 @@ unmerged_points as (
 ),
 
 points as (
-    select * from merged_points
+    select
+        ingestion_order,
+        point,
+        unlisted_tags
+    from merged_points
+
     union all
-    select * from unmerged_points
+
+    select
+        ingestion_order,
+        point,
+        unlisted_tags
+    from unmerged_points
 ),
 
 deduplicated as (

@@ -24,6 +24,22 @@ type_conflicts as (
     from {{ ref('int_type_conflicts') }}
 )
 
-select * from parse_rejects
+select
+    chunk_seq,
+    source_file,
+    line_number,
+    measurement,
+    line_text,
+    reject_reason
+from parse_rejects
+
 union all
-select * from type_conflicts
+
+select
+    chunk_seq,
+    source_file,
+    line_number,
+    measurement,
+    line_text,
+    reject_reason
+from type_conflicts

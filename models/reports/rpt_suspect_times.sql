@@ -27,7 +27,17 @@ with chunks as (
 ),
 
 suspect as (
-    select *
+    select
+        chunk_seq,
+        source_file,
+        ingested_at,
+        invocation_id,
+        points,
+        min_time_ns,
+        max_time_ns,
+        read_precision,
+        earliest_plausible_ns,
+        latest_plausible_ns
     from chunks
     where min_time_ns < earliest_plausible_ns or max_time_ns > latest_plausible_ns
 ),
