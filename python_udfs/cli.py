@@ -134,9 +134,11 @@ class DbtOutcome:
     code: int
     earlier: list[dict[str, Any]] = field(default_factory=list)
     refused: Mapping[str, str] = field(default_factory=dict)
+    # When the last invocation started (epoch seconds): its run results are newer.
+    since: float = 0.0
 
 
-def run_dbt_discovering(project_dir: Path, args: Sequence[str], spark: object) -> DbtOutcome:
+def run_dbt_discovering(project_dir: Path, args: Sequence[str]) -> DbtOutcome:
     """Run dbt with a table for every measurement (python_udfs/discovery.py).
 
     Generated models that a model file of the user's now replaces are removed
@@ -147,46 +149,54 @@ def run_dbt_discovering(project_dir: Path, args: Sequence[str], spark: object) -
     from python_udfs import discovery
     from python_udfs.run_summary import read_run_results, target_path
 
-    if discovery.remove_shadowed(project_dir):
-        status("a model file now declares a discovered measurement: generated models removed")
-    if args[0] not in SUMMARIZED:
-        _discover(project_dir, args, spark, add=args[:2] == ["docs", "generate"])
-        return DbtOutcome(run_dbt(args))
+    shadowed = discovery.remove_shadowed(project_dir)
+    if shadowed:
+        status(
+            f"a file of the project's now has the name of {', '.join(shadowed)}: "
+            "generated model(s) removed"
+        )
     started = time.time()
+    if args[0] not in SUMMARIZED:
+        _discover(project_dir, args, add=args[:2] == ["docs", "generate"])
+        return DbtOutcome(run_dbt(args), since=started)
     code = run_dbt(args)
     build_new = code != 2 and not discovery.has_selection(args)
-    new, refused = _discover(project_dir, args, spark, add=build_new)
+    new, refused = _discover(project_dir, args, add=build_new)
     if not new:
-        return DbtOutcome(code, refused=refused)
+        return DbtOutcome(code, refused=refused, since=started)
     earlier = read_run_results(target_path(project_dir, args), started)
     status(f"building the tables of {len(new)} new measurement(s): {', '.join(new)}")
+    follow_up_started = time.time()
     follow_up = run_dbt(discovery.follow_up_args(args, new))
-    return DbtOutcome(max(code, follow_up), [] if earlier is None else [earlier], refused)
+    return DbtOutcome(
+        max(code, follow_up), [] if earlier is None else [earlier], refused, follow_up_started
+    )
 
 
 def _discover(
-    project_dir: Path, args: Sequence[str], spark: object, add: bool
+    project_dir: Path, args: Sequence[str], add: bool
 ) -> tuple[list[str], Mapping[str, str]]:
     """Write the generated models of the measurements in the raw log (with
     ``add``, also of those that have none yet: a build follows). Returns the
-    new ones and why some get none. Nothing happens before a build has left a
-    manifest and rpt_measurements."""
+    new ones and why some get none. Nothing happens without a Spark session,
+    or before a build has left a manifest and rpt_measurements."""
     from pyspark.errors import PySparkException
 
     from python_udfs import discovery
     from python_udfs.run_summary import target_path, target_schema
 
     manifest = discovery.read_manifest(target_path(project_dir, args))
-    if manifest is None:
+    spark = _active_spark()
+    if manifest is None or spark is None:
         return [], {}
     try:
         landed = discovery.query_landed(spark, target_schema(args))
     except PySparkException:
         return [], {}
-    verdict = discovery.plan(landed, discovery.read_project(manifest))
+    present = discovery.generated_measurements(project_dir)
+    verdict = discovery.plan(landed, discovery.read_project(manifest), present)
     measurements = list(verdict.generate)
     if not add:
-        present = discovery.generated_measurements(project_dir)
         measurements = [m for m in measurements if m in present]
     return discovery.write_generated(project_dir, measurements), verdict.refused
 
@@ -252,13 +262,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from python_udfs.report import run_report
 
                 return run_report(spark, project_dir, args[1:])
-            started = time.time()
-            outcome = run_dbt_discovering(project_dir, args, spark)
+            outcome = run_dbt_discovering(project_dir, args)
             code = outcome.code
             if args[0] in SUMMARIZED:
                 from python_udfs.run_summary import print_run_summary
 
-                print_run_summary(project_dir, args, started, outcome.earlier, outcome.refused)
+                print_run_summary(
+                    project_dir, args, outcome.since, outcome.earlier, outcome.refused
+                )
             if code == 0 and inputs is not None:
                 up_to_date.remember(home, inputs, args)
             return code

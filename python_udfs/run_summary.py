@@ -3,12 +3,13 @@ own output: the files it ingested, what it did to each measurement table, and
 how its models and tests ended.
 
 Everything comes from what the run left behind: dbt's ``run_results.json`` (the
-status of every node and the run's invocation id), the chunk registry's rows of
-that invocation (``stg_chunks``: only the registry partition of raw_chunks is
-read), the chunks among them whose timestamps look wrong (``rpt_suspect_times``),
-the measurements and which have no table (``rpt_measurements``)
-and its rows of ``run_statistics`` (written from metadata). Nothing scans a
-measurement table.
+status of every node and the run's invocation ids: a build that discovers
+measurements runs dbt twice), the chunk registry's rows of those invocations
+(``stg_chunks``) and their points per measurement (raw_chunks; the invocation
+id's column statistics skip other runs' files), the chunks among them whose
+timestamps look wrong (``rpt_suspect_times``), the measurements and which have
+no table (``rpt_measurements``, with the reasons discovery gave) and the rows of
+``run_statistics`` (written from metadata). Nothing scans a measurement table.
 """
 
 from __future__ import annotations

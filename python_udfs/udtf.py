@@ -215,19 +215,26 @@ def empty_files(folder: str) -> Iterator[tuple[str, datetime]]:
     can open), with their paths as Hadoop writes them and their modification
     times in milliseconds, as Hadoop's listing gives them. Spark's file
     sources list no such file (a file without bytes has no split to read).
-    On a file system pyarrow cannot open there are none to report."""
+    Names Hadoop hides (starting with `.` or `_`) are left out too. On a file
+    system pyarrow cannot open there are none to report."""
     import pyarrow
     from pyarrow import fs
 
     try:
-        filesystem, root = fs.FileSystem.from_uri(folder if "://" in folder else f"file://{folder}")
+        if "://" in folder:
+            filesystem, root = fs.FileSystem.from_uri(folder)
+            prefix = folder.rstrip("/")
+        else:
+            filesystem, root = fs.LocalFileSystem(), folder
+            prefix = "file:" + folder.rstrip("/")
+        listed = filesystem.get_file_info(fs.FileSelector(root, allow_not_found=True))
     except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError, OSError):
         return  # a file system pyarrow cannot open (HDFS without libhdfs, s3a://)
-    prefix = f"file:{root}" if isinstance(filesystem, fs.LocalFileSystem) else folder
-    for info in filesystem.get_file_info(fs.FileSelector(root, allow_not_found=True)):
-        if info.type == fs.FileType.File and info.size == 0 and info.mtime is not None:
+    for info in listed:
+        hidden = info.base_name.startswith((".", "_"))
+        if info.type == fs.FileType.File and info.size == 0 and info.mtime and not hidden:
             mtime = info.mtime.replace(microsecond=info.mtime.microsecond // 1000 * 1000)
-            yield f"{prefix.rstrip('/')}/{info.base_name}", mtime
+            yield f"{prefix}/{info.base_name}", mtime
 
 
 class EmptyFiles:

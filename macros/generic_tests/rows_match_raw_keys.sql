@@ -1,8 +1,9 @@
 {#
     The accounting of one measurement table: every point of the measurement
-    in the raw log is retracted, a type conflict, a duplicate removed, or one
-    row of the table (one per distinct series and timestamp among the points
-    that remain). Fails with every term when they do not add up.
+    in the raw log is retracted, a type conflict or accepted (staging loses
+    none), and the table has one row per distinct series and timestamp among
+    the accepted points, so the duplicates removed are the accepted points
+    less the rows. Fails with every term when either does not hold.
 #}
 {% test rows_match_raw_keys(model, measurement=none) %}
     {%- set name = tsdedup.string_literal(measurement or model.identifier) -%}
@@ -42,6 +43,7 @@
             l.points_landed,
             l.points_retracted,
             c.type_conflicts,
+            a.points_accepted,
             a.points_accepted - a.distinct_keys as duplicates_removed,
             s.table_rows,
             a.distinct_keys
@@ -55,5 +57,5 @@
     from accounting
     where
         table_rows != distinct_keys
-        or points_landed != points_retracted + type_conflicts + duplicates_removed + table_rows
+        or points_landed != points_retracted + type_conflicts + points_accepted
 {% endtest %}

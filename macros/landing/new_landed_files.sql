@@ -115,9 +115,13 @@
                 where
                     row_kind = 'chunk'
                     and source_file = {{ tsdedup.string_literal(row['source_file']) }}
-                    and content_sha256 = (
+                    and content_sha256 = {% if row['source_bytes'] == 0 -%}
+                        sha2(x'', 256)
+                    {%- else -%}
+                    (
                         select sha2(content, 256) from {{ tsdedup.binary_file_path(row['source_path']) }}
                     )
+                    {%- endif %}
             {%- endset -%}
             {%- set keep.value = (run_query(same_sql).columns[0].values()[0] | int) == 0 -%}
         {%- endif -%}

@@ -17,7 +17,7 @@
         {%- do models.append({
             'measurement': node.config.meta['tsdedup_measurement'],
             'model': node.name,
-            'discovered': 'discovered' in node.fqn[1:-1],
+            'discovered': node.config.meta.get('tsdedup_discovered') is true,
         }) -%}
     {%- endfor -%}
 {%- endif %}

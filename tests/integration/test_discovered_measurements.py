@@ -60,9 +60,9 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     ws.add_measurement_model("cpu_usage", "cpu")
     ws.land(*FIRST)
     result = ws.build()
-    assert "building the tables of 3 new measurement(s): Mem, disk, order" in result.stderr
+    assert "building the tables of 4 new measurement(s): Mem, SWAP, disk, order" in result.stderr
     out = result.stdout
-    assert "9 measurement(s) in the raw log, 4 with a table (3 discovered, 1 from model files)" in (
+    assert "9 measurement(s) in the raw log, 5 with a table (4 discovered, 1 from model files)" in (
         out
     )
     assert (
@@ -72,8 +72,7 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     for name, reason in [
         ("disk-io", "its name cannot be a table name: the metastore takes letters, digits and _"),
         ("stg_points", "its table or live view would take the name of the project's stg_points"),
-        ("SWAP", "another measurement has this name in another case; table names ignore case"),
-        ("swap", "another measurement has this name in another case; table names ignore case"),
+        ("swap", "its table or live view would take a name that measurement SWAP has (table"),
         ("h2o", "its model h2o is disabled"),
     ]:
         assert (
@@ -81,7 +80,12 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
             in (out)
         )
     expected = expected_from_files([FIRST])
-    for measurement, table in [("disk", "disk"), ("Mem", "mem"), ("order", "order")]:
+    for measurement, table in [
+        ("disk", "disk"),
+        ("Mem", "mem"),
+        ("order", "order"),
+        ("SWAP", "swap"),
+    ]:
         assert canonical(rows(ws, table)) == canonical(expected.rows(measurement))
         assert canonical(rows(ws, f"{table}_live")) == canonical(expected.rows(measurement))
     # Their tests ran in the same build and passed.
@@ -104,7 +108,7 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     )
     assert [tuple(r.values()) for r in listed] == [
         ("Mem", True, ["Mem"]),
-        ("SWAP", False, []),
+        ("SWAP", True, ["SWAP"]),
         ("cpu", False, ["cpu_usage"]),
         ("disk", True, ["disk"]),
         ("disk-io", False, []),
@@ -152,7 +156,9 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     # A model file for a measurement takes over its table.
     ws.add_measurement_model("disk", "disk")
     result = ws.build()
-    assert "a model file now declares a discovered measurement" in result.stderr
+    assert "a file of the project's now has the name of disk: generated model(s) removed" in (
+        result.stderr
+    )
     assert not generated.joinpath("disk.sql").exists()
     assert generated.joinpath("net.sql").exists()
     assert canonical(rows(ws, "disk")) == canonical(expected.rows("disk"))

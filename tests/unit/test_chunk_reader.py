@@ -359,13 +359,17 @@ def test_repeated_column_signatures_keep_first_positions_and_types() -> None:
 
 
 def test_empty_files_lists_only_files_of_0_bytes_as_hadoop_does(tmp_path: Path) -> None:
-    (tmp_path / "empty.lp").write_bytes(b"")
-    (tmp_path / "data.lp").write_bytes(b"m v=1 1\n")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "nested.lp").write_bytes(b"")
-    os.utime(tmp_path / "empty.lp", ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
-    listed = list(empty_files(str(tmp_path)))
-    assert [path for path, _ in listed] == [f"file:{tmp_path}/empty.lp"]
+    folder = tmp_path / "land ing %41 #1"  # characters a URI would read otherwise
+    folder.mkdir()
+    (folder / "empty.lp").write_bytes(b"")
+    (folder / "data.lp").write_bytes(b"m v=1 1\n")
+    for hidden in ("_tmp.lp", ".part.lp"):  # Hadoop's listing leaves these out
+        (folder / hidden).write_bytes(b"")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "nested.lp").write_bytes(b"")
+    os.utime(folder / "empty.lp", ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    listed = list(empty_files(str(folder)))
+    assert [path for path, _ in listed] == [f"file:{folder}/empty.lp"]
     (_, mtime) = listed[0]
     # Hadoop's local listing has milliseconds; the time must compare equal to it.
     assert mtime == datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=UTC)

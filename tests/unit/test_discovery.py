@@ -24,7 +24,9 @@ from python_udfs.discovery import (
 
 
 def node(name: str, path: str, measurement: str | None = None, **extra: Any) -> dict[str, Any]:
-    meta = {} if measurement is None else {"tsdedup_measurement": measurement}
+    meta: dict[str, Any] = {} if measurement is None else {"tsdedup_measurement": measurement}
+    if extra.pop("discovered", False):
+        meta["tsdedup_discovered"] = True
     return {
         "name": name,
         "alias": extra.pop("alias", name),
@@ -43,7 +45,9 @@ MANIFEST = {
         "model.tsdedup.mem_fields": node("mem_fields", "models/measurements/m.sql", "mem"),
         "model.tsdedup.stg_points": node("stg_points", "models/staging/stg_points.sql"),
         "model.tsdedup.renamed": node("renamed", "models/x.sql", alias="Sales"),
-        "model.tsdedup.disk": node("disk", "models/measurements/discovered/disk.sql", "disk"),
+        "model.tsdedup.disk": node(
+            "disk", "models/measurements/discovered/disk.sql", "disk", discovered=True
+        ),
         "model.other.elsewhere": node("elsewhere", "x.sql", package_name="other"),
         "test.tsdedup.t": node("net_test", "models/x.yml", resource_type="test"),
     },
@@ -73,6 +77,7 @@ def test_the_project_declares_measurements_by_enabled_and_disabled_model_files()
         "mem_fields": "mem_fields",
         "stg_points": "stg_points",
         "sales": "renamed",
+        "renamed": "renamed",
         "h2o": "h2o",
         "mem_last": "mem_last",
         "key_index": "tsdedup_runs.key_index",
@@ -81,31 +86,46 @@ def test_the_project_declares_measurements_by_enabled_and_disabled_model_files()
 
 def test_every_landed_measurement_without_a_model_file_gets_one_unless_its_name_cannot() -> None:
     landed = [
-        "cpu", "mem", "h2o", "disk", "net", "Net", "disk-io", "1st", "x" * 129, "x" * 128,
-        "stg_points", "key_index", "sales", "cpu_live", "disk_live", "stg", "sales_live",
-        "wifi",
+        "cpu", "mem", "h2o", "disk", "net", "Net", "disk-io", "1st", "x" * 124, "x" * 123,
+        "stg_points", "key_index", "sales", "renamed", "cpu_live", "disk_live", "stg",
+        "sales_live", "wifi",
     ]  # fmt: skip
     project = read_project(MANIFEST)
     verdict = plan(landed, project)
     # `sales_live` may have a table: `sales` has none, so no live view of it either.
-    assert verdict.generate == ("disk", "sales_live", "stg", "wifi", "x" * 128)
+    assert verdict.generate == ("Net", "disk", "sales_live", "stg", "wifi", "x" * 123)
+    taken = "its table or live view would take the name of the project's "
     assert verdict.refused == {
         "h2o": "its model h2o is disabled",
-        "net": "another measurement has this name in another case; table names ignore case",
-        "Net": "another measurement has this name in another case; table names ignore case",
+        "net": (
+            "its table or live view would take a name that measurement Net has "
+            "(table names ignore case)"
+        ),
         "disk-io": NOT_PLAIN,
         "1st": NOT_PLAIN,
-        "x" * 129: NOT_PLAIN,
-        "stg_points": "its table or live view would take the name of the project's stg_points",
-        "key_index": (
-            "its table or live view would take the name of the project's tsdedup_runs.key_index"
+        "x" * 124: NOT_PLAIN,
+        "stg_points": taken + "stg_points",
+        "key_index": taken + "tsdedup_runs.key_index",
+        "sales": taken + "renamed",
+        "renamed": taken + "renamed",  # a model's name, not only its alias
+        "cpu_live": taken + "cpu_live",
+        "disk_live": (
+            "its table or live view would take a name that measurement disk has "
+            "(table names ignore case)"
         ),
-        "sales": "its table or live view would take the name of the project's renamed",
-        "cpu_live": "its table or live view would take the name of the project's cpu_live",
-        "disk_live": "its table would take the name of the live view of measurement disk",
     }
     # A disabled model refuses only a measurement that landed.
     assert plan(["cpu"], project) == plan(["cpu"], Project(project.declared, frozenset(), {}))
+
+
+def test_a_discovered_measurement_keeps_its_names_when_another_claims_them() -> None:
+    project = read_project(MANIFEST)
+    # `net` had its table before `Net` landed; `a_live` before `a`.
+    verdict = plan(["Net", "net", "a", "a_live"], project, existing=["net", "a_live"])
+    assert verdict.generate == ("a_live", "net")
+    assert set(verdict.refused) == {"Net", "a"}
+    assert "measurement net has" in verdict.refused["Net"]
+    assert "measurement a_live has" in verdict.refused["a"]
 
 
 def test_generated_files_are_a_model_a_live_view_and_their_properties(tmp_path: Path) -> None:
@@ -116,6 +136,7 @@ def test_generated_files_are_a_model_a_live_view_and_their_properties(tmp_path: 
     )
     tables = yaml.safe_load(files[TABLE_FOLDER / "_discovered__models.yml"])
     assert [m["name"] for m in tables["models"]] == ["Mem", "disk"]
+    assert tables["models"][1]["config"] == {"meta": {"tsdedup_discovered": True}}
     assert tables["models"][1]["data_tests"] == [
         "no_duplicate_points",
         "sort_keys_match_columns",
@@ -150,27 +171,41 @@ def test_writing_keeps_unchanged_files_and_reports_new_models(tmp_path: Path) ->
     assert list((tmp_path / TABLE_FOLDER).iterdir()) == []
 
 
-def test_a_model_file_of_the_users_removes_the_generated_ones(tmp_path: Path) -> None:
-    write_generated(tmp_path, ["disk", "net"])
+def test_a_file_of_the_projects_removes_the_generated_ones_of_its_name(tmp_path: Path) -> None:
+    write_generated(tmp_path, ["disk", "net", "wifi"])
     (tmp_path / "models" / "staging").mkdir(parents=True)
     (tmp_path / "models" / "staging" / "stg.sql").write_text("select 1\n")
-    assert not remove_shadowed(tmp_path)
+    assert remove_shadowed(tmp_path) == []
     (tmp_path / "models" / "measurements" / "Disk.sql").write_text("select 1\n")
-    assert remove_shadowed(tmp_path)
-    assert list((tmp_path / TABLE_FOLDER).iterdir()) == []
-    assert list((tmp_path / VIEW_FOLDER).iterdir()) == []
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "wifi_live.csv").write_text("a\n1\n")
+    assert remove_shadowed(tmp_path) == ["disk", "wifi"]
+    assert sorted(p.name for p in (tmp_path / TABLE_FOLDER).iterdir()) == [
+        "_discovered__models.yml",
+        "net.sql",
+    ]
+    assert sorted(p.name for p in (tmp_path / VIEW_FOLDER).iterdir()) == [
+        "_discovered__models.yml",
+        "net_live.sql",
+    ]
 
 
 def test_a_follow_up_build_selects_the_new_models_and_the_reports_that_list_them() -> None:
     assert not has_selection(["build", "--target", "local", "--full-refresh"])
-    for args in (["build", "-s", "cpu"], ["run", "--select=cpu"], ["build", "--exclude", "x"]):
+    for args in (
+        ["build", "-s", "cpu"],
+        ["run", "--select=cpu"],
+        ["build", "--exclude", "x"],
+        ["build", "--resource-type", "seed"],
+    ):
         assert has_selection(args)
-    assert follow_up_args(["build", "--target", "local"], ["disk", "net"]) == [
+    # By path: a measurement named like the project or a tag selects its model only.
+    assert follow_up_args(["build", "--target", "local"], ["disk", "tsdedup"]) == [
         "build",
         "--target",
         "local",
         "--select",
-        "disk+",
-        "net+",
+        "path:models/measurements/discovered/disk.sql+",
+        "path:models/measurements/discovered/tsdedup.sql+",
         "rpt_measurements",
     ]
