@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_udfs import up_to_date
+from python_udfs import jvm_archive, up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
@@ -94,6 +94,10 @@ def start_spark(args: Sequence[str]) -> object:
     name, settings = read_target(profiles_dir, target)
     conf = base_conf(Paths(Path(os.environ["TSDEDUP_HOME"])))
     conf.update(spark_parameters(settings))
+    archive_options = jvm_archive.options()
+    if archive_options:
+        driver_options = conf.get("spark.driver.extraJavaOptions", "")
+        conf["spark.driver.extraJavaOptions"] = " ".join([driver_options, *archive_options]).strip()
     started = time.monotonic()
     status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')})")
     spark = build_session(conf)
@@ -214,6 +218,31 @@ class RetractUsageError(ValueError):
     """`tsdedup retract` without chunks, or with an option."""
 
 
+def run_command(project_dir: Path, args: list[str], spark: object, inputs: str | None) -> int:
+    """Run a command that needs the Spark session (started): one of tsdedup's
+    own, or dbt's, followed by its summary."""
+    if args[0] == "sample":
+        from python_udfs.sample import run_sample
+
+        return run_sample(project_dir, args[1:])
+    if args[0] == "sql":
+        from python_udfs.sql_command import run_sql
+
+        return run_sql(spark, args[1:])
+    if args[0] == "report":
+        from python_udfs.report import run_report
+
+        return run_report(spark, project_dir, args[1:])
+    outcome = run_dbt_discovering(project_dir, args)
+    if args[0] in SUMMARIZED:
+        from python_udfs.run_summary import print_run_summary
+
+        print_run_summary(project_dir, args, outcome.since, outcome.earlier, outcome.refused)
+    if outcome.code == 0 and inputs is not None:
+        up_to_date.remember(Path(os.environ["TSDEDUP_HOME"]), inputs, args)
+    return outcome.code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     project_dir = find_project_dir(args)
@@ -250,29 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             up_to_date.forget(home)
             own_command = args[0] in ("sample", "sql", "report")
             spark = start_spark([] if own_command else args)
-            if args[0] == "sample":
-                from python_udfs.sample import run_sample
-
-                return run_sample(project_dir, args[1:])
-            if args[0] == "sql":
-                from python_udfs.sql_command import run_sql
-
-                return run_sql(spark, args[1:])
-            if args[0] == "report":
-                from python_udfs.report import run_report
-
-                return run_report(spark, project_dir, args[1:])
-            outcome = run_dbt_discovering(project_dir, args)
-            code = outcome.code
-            if args[0] in SUMMARIZED:
-                from python_udfs.run_summary import print_run_summary
-
-                print_run_summary(
-                    project_dir, args, outcome.since, outcome.earlier, outcome.refused
-                )
-            if code == 0 and inputs is not None:
-                up_to_date.remember(home, inputs, args)
-            return code
+            try:
+                return run_command(project_dir, args, spark, inputs)
+            finally:
+                jvm_archive.build_in_background()
     except (
         HomeLockedError,
         ProfileError,
