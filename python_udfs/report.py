@@ -341,6 +341,17 @@ def _chunk_table(measurement: str, chunks: Sequence[ChunkRange], overlaps: dict[
     )
 
 
+def _table(table_id: str, headers: Sequence[str], rows: Iterable[str]) -> str:
+    """An HTML table of rendered ``<tr>`` rows; a header starting with ``#``
+    heads a column of numbers (right-aligned)."""
+    head = "".join(
+        f'<th class="n">{_e(h[1:])}</th>' if h.startswith("#") else f"<th>{_e(h)}</th>"
+        for h in headers
+    )
+    body = "".join(rows)
+    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
 def _rejects_section(rejects: Sequence[RejectRow], total: int) -> str:
     if not total:
         return '<p id="rejects">No line or point has been rejected.</p>'
@@ -350,18 +361,15 @@ def _rejects_section(rejects: Sequence[RejectRow], total: int) -> str:
         if total > len(rejects)
         else f"all {total:,}, in {files} file(s)"
     )
-    body = "".join(
+    rows = (
         f'<tr data-chunk="{r.chunk_seq}" data-line="{r.line_number}">'
         f'<td class="n">{r.chunk_seq}</td>'
         f"<td>{_e(r.source_file)}</td><td class='n'>{r.line_number}</td><td>{_e(r.reason)}</td>"
         f"<td><code>{_e(r.line_text or '')}</code></td></tr>"
         for r in rejects
     )
-    return (
-        f'<p class="muted">{shown} (rpt_rejects has every one).</p>'
-        '<table id="rejects"><thead><tr><th class="n">chunk</th><th>file</th>'
-        "<th class='n'>line</th><th>reason</th><th>line</th></tr></thead>"
-        f"<tbody>{body}</tbody></table>"
+    return f'<p class="muted">{shown} (rpt_rejects has every one).</p>' + _table(
+        "rejects", ["#chunk", "file", "#line", "reason", "line"], rows
     )
 
 
@@ -370,46 +378,37 @@ def _last_run_section(problems: Sequence[NodeProblem] | None) -> str:
         return '<p id="last-run">No dbt run has left its results in target/ yet.</p>'
     if not problems:
         return '<p id="last-run">Every model and test of the last run succeeded.</p>'
-    body = "".join(
+    rows = (
         f'<tr data-status="{_e(p.status)}"><td>{_e(p.unique_id)}</td><td>{_e(p.status)}</td>'
         f"<td>{_e(p.message)}</td></tr>"
         for p in problems
     )
-    return (
-        '<table id="last-run"><thead><tr><th>model or test</th><th>status</th>'
-        f"<th>message</th></tr></thead><tbody>{body}</tbody></table>"
-    )
+    return _table("last-run", ["model or test", "status", "message"], rows)
 
 
 def _suspects_section(suspects: Sequence[SuspectChunk]) -> str:
     if not suspects:
         return '<p id="suspect-times">No chunk has points far from its ingest time.</p>'
-    body = "".join(
+    rows = (
         f'<tr data-chunk="{s.chunk_seq}"><td class="n">{s.chunk_seq}</td>'
         f"<td>{_e(s.source_file)}</td><td class='n'>{s.points:,}</td><td>{_e(s.problem)}</td></tr>"
         for s in sorted(suspects, key=lambda s: s.chunk_seq)
     )
-    return (
-        '<table id="suspect-times"><thead><tr><th class="n">chunk</th><th>file</th>'
-        f"<th class='n'>points</th><th>problem</th></tr></thead><tbody>{body}</tbody></table>"
-    )
+    return _table("suspect-times", ["#chunk", "file", "#points", "problem"], rows)
 
 
 def _measurements_section(landed: Sequence[LandedMeasurement]) -> str:
     if not landed:
         return '<p id="measurements">No measurement has landed yet.</p>'
-    body = "".join(
+    rows = (
         f'<tr data-measurement="{_e(m.measurement)}"><td>{_e(m.measurement)}</td>'
         f"<td class='n'>{m.points:,}</td><td>{_e(', '.join(m.models))}</td>"
         f"<td>{'discovered' if m.is_discovered else 'model file' if m.models else ''}</td>"
         f"<td>{_e(m.problem or ('' if m.models else 'no model builds it'))}</td></tr>"
         for m in landed
     )
-    return (
-        '<table id="measurements"><thead><tr><th>measurement</th><th class="n">points landed</th>'
-        "<th>tables</th><th>from</th><th>why no table</th></tr></thead>"
-        f"<tbody>{body}</tbody></table>"
-    )
+    headers = ["measurement", "#points landed", "tables", "from", "why no table"]
+    return _table("measurements", headers, rows)
 
 
 def render_report(
