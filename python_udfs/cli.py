@@ -187,14 +187,14 @@ def _discover(
     from pyspark.errors import PySparkException
 
     from python_udfs import discovery
-    from python_udfs.run_summary import target_path, target_schema
+    from python_udfs.run_summary import query_measurements, target_path, target_schema
 
     manifest = discovery.read_manifest(target_path(project_dir, args))
     spark = _active_spark()
     if manifest is None or spark is None:
         return [], {}
     try:
-        landed = discovery.query_landed(spark, target_schema(args))
+        landed = [m.measurement for m in query_measurements(spark, target_schema(args), {})]
     except PySparkException:
         return [], {}
     present = discovery.generated_measurements(project_dir)

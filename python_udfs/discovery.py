@@ -188,8 +188,8 @@ def view_model(measurement: str) -> dict[str, Any]:
 
 def generated_files(measurements: Iterable[str]) -> dict[Path, str]:
     """The files that give ``measurements`` their tables and live views. The
-    names are plain (letters, digits and _: rpt_measurements' rule), so they
-    go into file names and SQL as they are."""
+    names are plain (``plan`` gives no other), so they go into file names and
+    SQL as they are."""
     names = sorted(measurements)
     for name in names:
         if not PLAIN_NAME.fullmatch(name):
@@ -256,13 +256,6 @@ def remove_shadowed(project_dir: Path) -> list[str]:
     if shadowed:
         write_generated(project_dir, generated - set(shadowed))
     return shadowed
-
-
-def query_landed(spark: Any, schema: str) -> list[str]:
-    """The measurements with points in the raw log (rpt_measurements)."""
-    quoted = "`" + schema.replace("`", "``") + "`"
-    rows = spark.sql(f"select measurement from {quoted}.rpt_measurements").collect()
-    return [str(row[0]) for row in rows]
 
 
 def read_manifest(target: Path) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -87,9 +88,8 @@ def dump_command(java_binary: Path, home: Path, folder: Path, key: str) -> list[
     driver that wrote it has ended, under a temporary name, then renames it."""
     archive, class_list = paths(key, folder)
     partial = archive.with_suffix(f".{os.getpid()}.tmp")
-    java_command = " ".join(
-        _quote(part)
-        for part in [
+    java_command = shlex.join(
+        [
             str(java_binary),
             "-Xshare:dump",
             f"-XX:SharedClassListFile={class_list}",
@@ -102,14 +102,10 @@ def dump_command(java_binary: Path, home: Path, folder: Path, key: str) -> list[
     return [
         "sh",
         "-c",
-        f"sleep 10; nice -n 10 {java_command} && mv -f {_quote(str(partial))} "
-        f"{_quote(str(archive))}; rm -f {_quote(str(partial))} "
-        f"{_quote(str(folder / f'building-{key}'))}",
+        f"sleep 10; nice -n 10 {java_command} && mv -f {shlex.quote(str(partial))} "
+        f"{shlex.quote(str(archive))}; rm -f {shlex.quote(str(partial))} "
+        f"{shlex.quote(str(folder / f'building-{key}'))}",
     ]
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def options() -> list[str]:
