@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
+import numpy as np
+
 from python_udfs.line_protocol import (
     INT64_MAX,
     INT64_MIN,
@@ -37,6 +39,7 @@ from python_udfs.line_protocol import (
     iter_lines,
     scale_timestamp,
 )
+from python_udfs.lp_vector import PlainLines, read_plain_lines, split_lines
 
 CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
 # Every measurement table has the columns `time` and `time_ns`, and Iceberg
@@ -260,17 +263,79 @@ def read_chunk(
         else:
             rows = _csv_points(text, precision, file_name)
     for item in rows:
-        if isinstance(item, Record):
-            reason = validate_point(item.point)
-            if reason is not None:
-                item = Reject(item.position, printable(_describe(item.point)), reason)
-            elif item.point.time_ns is None:
-                item = Record(item.position, _with_time(item.point, fallback_ns), True)
-        if isinstance(item, Reject):
-            stats.rejects += 1
-        else:
-            stats.points += 1
-        yield item
+        yield _checked(item, fallback_ns, stats)
+
+
+def _checked(item: Record | Reject, fallback_ns: int, stats: ChunkStats) -> Record | Reject:
+    """A parsed item after the checks every format shares, counted in ``stats``."""
+    if isinstance(item, Record):
+        reason = validate_point(item.point)
+        if reason is not None:
+            item = Reject(item.position, printable(_describe(item.point)), reason)
+        elif item.point.time_ns is None:
+            item = Record(item.position, _with_time(item.point, fallback_ns), True)
+    if isinstance(item, Reject):
+        stats.rejects += 1
+    else:
+        stats.points += 1
+    return item
+
+
+def read_plain_first(
+    file_name: str,
+    content: bytes,
+    precision: str,
+    default_time_ns: int,
+    stats: ChunkStats,
+) -> tuple[PlainLines, list[Record | Reject]] | None:
+    """A line-protocol file read whole in Arrow arrays where its lines are plain
+    (python_udfs.lp_vector), and line by line by the exact parser elsewhere:
+    the plain lines, then the other lines' items in order. The two together are
+    what :func:`read_chunk` yields for the file. None when the file is not line
+    protocol in valid UTF-8 (read_chunk reads it, and names what is wrong)."""
+    try:
+        if precision not in CHUNK_PRECISIONS or detect_format(file_name) != "lp":
+            return None
+        precision = file_precision(file_name, precision)
+        data = decompress(file_name, content)
+        text = data.decode("utf-8")
+    except (ChunkFormatError, UnicodeDecodeError):
+        return None
+    lines = split_lines(data)
+    plain, read_here = read_plain_lines(lines, precision, _validate_names)
+    stats.lines_read = lines.count
+    fallback_ns = default_time(default_time_ns, precision)
+    starts = lines.starts if len(text) == len(data) else _char_starts(text, lines.count)
+    items: list[Record | Reject] = []
+    continued = np.zeros(lines.count, dtype=bool)
+    next_line = 0  # the first physical line not read yet by the exact parser
+    for index in np.flatnonzero(~read_here).tolist():
+        if index < next_line:
+            continue
+        for line_no, raw, result in iter_lines(
+            text, precision, start=int(starts[index]), first_line=index + 1
+        ):
+            next_line = line_no + raw.count("\n")
+            # A string value that runs over the next lines takes them with it.
+            continued[line_no:next_line] = True
+            if isinstance(result, LineProtocolError):
+                items.append(_checked(Reject(line_no, printable(raw), str(result)), 0, stats))
+            elif result is not None:
+                items.append(_checked(Record(line_no, result), fallback_ns, stats))
+            if next_line >= lines.count or read_here[next_line]:
+                break
+    if continued.any():
+        plain = plain.take(~continued[plain.line_index])
+    stats.points += len(plain.line_index)
+    return plain, items
+
+
+def _char_starts(text: str, count: int) -> np.ndarray:
+    """Where each physical line of ``text`` starts, in characters."""
+    lengths = np.fromiter((len(line) + 1 for line in text.split("\n")), dtype=np.int64)
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts[:count]
 
 
 def _with_time(point: Point, time_ns: int) -> Point:

@@ -389,7 +389,7 @@ def parse_line(line: str, precision: str = "ns") -> Point:
 
 
 def iter_lines(
-    text: str, precision: str = "ns"
+    text: str, precision: str = "ns", start: int = 0, first_line: int = 1
 ) -> Iterator[tuple[int, str, Point | LineProtocolError | None]]:
     """Parse every line of ``text``.
 
@@ -397,10 +397,11 @@ def iter_lines(
     LineProtocolError (the line is rejected; parsing continues on the next line) or
     None for a blank or comment line. ``line_number`` is the 1-based physical line
     where the point starts; a point whose string value contains newlines covers
-    several physical lines and is yielded once.
+    several physical lines and is yielded once. ``start`` (a line's first
+    character) and ``first_line`` (its number) begin the reading at that line.
     """
     _check_precision(precision)
-    pos, line_no, size = 0, 1, len(text)
+    pos, line_no, size = start, first_line, len(text)
     while pos < size:
         start = pos
         newline = text.find("\n", pos)

@@ -5,6 +5,10 @@
     run that dies leaves no trace and its files are simply ingested again.
 
     Row kinds (see _landing__models.yml): point, reject, column, chunk.
+
+    Each task writes the rows it read, one open file per partition
+    (write.distribution-mode none, fanout): no exchange of every point before
+    the write. A table created before that gets the properties in a pre-hook.
 #}
 {{
     config(
@@ -13,6 +17,11 @@
         file_format='iceberg',
         partition_by=['row_kind', 'measurement'],
         on_schema_change='fail',
+        tblproperties={
+            'write.distribution-mode': 'none',
+            'write.spark.fanout.enabled': 'true',
+        },
+        pre_hook="{{ tsdedup.missing_table_properties() }}",
     )
 }}
 
@@ -53,8 +62,9 @@ new_files as (
 {%- endif %}
 
 landed_files as (
-    {#- The checksum is taken here, not after the table function: a column still
-        needed after it (such as the file's bytes) is copied into every row it emits. #}
+    {#- A file in a local folder is read by the table function itself (content
+        NULL): the scan lists it without reading it. Elsewhere (HDFS, S3) Spark
+        reads the bytes and hands them over. #}
     {%- for folder, folder_files in folders.items() %}
     select
         cast(n.chunk_seq as bigint) as chunk_seq,
@@ -62,8 +72,7 @@ landed_files as (
         n.source_path,
         b.length as source_bytes,
         b.modificationTime as source_modified_at,
-        sha2(b.content, 256) as content_sha256,
-        b.content
+        {{ 'cast(null as binary)' if folder.startswith('file:') else 'b.content' }} as content
     from {{ tsdedup.binary_files_in_folder(
         folder,
         folder_files | map(attribute='source_file') | list,
@@ -83,7 +92,6 @@ landed_files as (
         cast(null as string) as source_path,
         cast(null as bigint) as source_bytes,
         cast(null as timestamp) as source_modified_at,
-        cast(null as string) as content_sha256,
         cast(null as binary) as content
     where 1 = 0
     {%- endfor %}
@@ -97,7 +105,6 @@ landed_files as (
         {{ tsdedup.string_literal(file.source_path) }} as source_path,
         cast(0 as bigint) as source_bytes,
         cast({{ tsdedup.string_literal(file.source_modified_at) }} as timestamp) as source_modified_at,
-        sha2(x'', 256) as content_sha256,
         x'' as content
     {%- endfor %}
 ),
@@ -109,12 +116,12 @@ chunk_rows as (
         r.row_kind,
         f.source_file,
         r.measurement,
-        r.tags,
-        r.fields_float,
-        r.fields_int,
-        r.fields_uint,
-        r.fields_string,
-        r.fields_bool,
+        {{ tsdedup.chunk_map('r.tags', 'string') }} as tags,
+        {{ tsdedup.chunk_map('r.fields_float', 'double') }} as fields_float,
+        {{ tsdedup.chunk_map('r.fields_int', 'bigint') }} as fields_int,
+        {{ tsdedup.chunk_map('r.fields_uint', 'decimal(20, 0)') }} as fields_uint,
+        {{ tsdedup.chunk_map('r.fields_string', 'string') }} as fields_string,
+        {{ tsdedup.chunk_map('r.fields_bool', 'boolean') }} as fields_bool,
         r.time_ns,
         r.time_from_ingest,
         r.line_text,
@@ -125,10 +132,11 @@ chunk_rows as (
         if(r.row_kind = 'chunk', f.source_path, null) as source_path,
         if(r.row_kind = 'chunk', f.source_bytes, null) as source_bytes,
         if(r.row_kind = 'chunk', f.source_modified_at, null) as source_modified_at,
-        if(r.row_kind = 'chunk', f.content_sha256, null) as content_sha256
+        r.content_sha256
     from landed_files as f,
         lateral tsdedup_read_chunk(
             f.source_file,
+            f.source_path,
             f.content,
             {{ tsdedup.string_literal(var('tsdedup_precision', 'ns')) }},
             {{ ingest_time_ns }}

@@ -34,8 +34,8 @@ from typing import Any
 
 import pytest
 
+from python_udfs.chunk_rows import chunk_rows
 from python_udfs.iceberg_reader import load_table
-from python_udfs.udtf import chunk_rows
 from tests.integration.conftest import TSDEDUP, Workspace
 from tests.integration.interrupt import Interrupted, Launched, Moment, run_and_kill
 from tests.integration.test_incremental import random_chunk

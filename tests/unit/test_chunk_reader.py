@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from python_udfs import chunk_rows as chunk_rows_module
 from python_udfs import udtf
 from python_udfs.chunk_reader import (
     ChunkFormatError,
@@ -23,7 +25,10 @@ from python_udfs.chunk_reader import (
     file_precision,
     read_chunk,
 )
-from python_udfs.udtf import COLUMNS, chunk_rows, empty_files
+from python_udfs.chunk_rows import COLUMNS, chunk_rows
+from python_udfs.chunk_table import chunk_table
+from python_udfs.udtf import empty_files
+from tests.unit.test_lp_vector import assert_same_rows
 
 INGEST_NS = 1_700_000_000_123_456_789
 
@@ -279,7 +284,7 @@ def test_a_chunk_longer_than_the_ingestion_order_allows_stops_with_a_reject(
 ) -> None:
     # Positions must stay below 2^32 (ingestion order is chunk_seq * 2^32 + position);
     # the limit is lowered here so that a 5-line file crosses it.
-    monkeypatch.setattr(udtf, "MAX_POSITION", 3)
+    monkeypatch.setattr(chunk_rows_module, "MAX_POSITION", 3)
     text = "m v=1 1\nbroken\nm v=3 3\nm v=4 4\nm v=5 5\n"
     rows = list(chunk_rows("long.lp", text.encode(), "ns", INGEST_NS))
     names = [name for name, _ in COLUMNS]
@@ -293,6 +298,8 @@ def test_a_chunk_longer_than_the_ingestion_order_allows_stops_with_a_reject(
     )
     (chunk,) = [r for r in records if r["row_kind"] == "chunk"]
     assert chunk["lines_read"] == 5  # lines 4-5 were not read: the accounting shows the gap
+    # The vectorized reader leaves such a file to the exact one: the same rows.
+    assert_same_rows("long.lp", text.encode())
 
 
 def test_a_reader_failure_stops_only_its_file_with_a_reject(
@@ -300,7 +307,7 @@ def test_a_reader_failure_stops_only_its_file_with_a_reject(
 ) -> None:
     # A bug in the reader must not stop the run: the points read so far stay, the
     # file gets a reject naming the error, and its accounting shows the gap.
-    real = udtf.read_chunk
+    real = chunk_rows_module.read_chunk
 
     def failing(*args: object) -> object:
         items = real(*args)  # type: ignore[arg-type]
@@ -308,7 +315,7 @@ def test_a_reader_failure_stops_only_its_file_with_a_reject(
         yield next(items)
         raise KeyError("boom")  # while reading the third line
 
-    monkeypatch.setattr(udtf, "read_chunk", failing)
+    monkeypatch.setattr(chunk_rows_module, "read_chunk", failing)
     text = "m v=1 1\nm v=2 2\nm v=3 3\nm v=4 4\n"
     rows = list(chunk_rows("bug.lp", text.encode(), "ns", INGEST_NS))
     names = [name for name, _ in COLUMNS]
@@ -375,3 +382,30 @@ def test_empty_files_lists_only_files_of_0_bytes_as_hadoop_does(tmp_path: Path) 
     assert mtime == datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=UTC)
     assert list(empty_files(str(tmp_path / "missing"))) == []
     assert list(empty_files("s3a://bucket/landing")) == []  # not a file system pyarrow opens
+
+
+def test_the_table_function_reads_a_local_file_itself(tmp_path: Path) -> None:
+    folder = tmp_path / "a b%c#d"
+    folder.mkdir()
+    (folder / "x y.lp").write_bytes(b"m v=1 1\n")
+    path = f"file:{folder}/x y.lp"  # as Spark lists a local folder
+    assert udtf.landed_bytes(path, None) == b"m v=1 1\n"
+    assert udtf.landed_bytes(f"file://{folder}/x y.lp", None) == b"m v=1 1\n"
+    # Content Spark read is used as it is, wherever the file lives.
+    assert udtf.landed_bytes("s3a://bucket/x.lp", b"m v=2 2\n") == b"m v=2 2\n"
+    with pytest.raises(ValueError, match=r"no content given for 's3a://bucket/x\.lp'"):
+        udtf.landed_bytes("s3a://bucket/x.lp", None)
+    with pytest.raises(FileNotFoundError):
+        udtf.landed_bytes(f"file:{folder}/gone.lp", None)
+
+
+def test_the_chunk_row_carries_the_checksum_of_the_bytes_read() -> None:
+    content = b"m v=1 1\nnot valid\n"
+    table = chunk_table("c.lp", content, "ns", INGEST_NS).to_pylist()
+    checksums = {(row["row_kind"], row["content_sha256"]) for row in table}
+    assert checksums == {
+        ("point", None),
+        ("reject", None),
+        ("column", None),
+        ("chunk", hashlib.sha256(content).hexdigest()),
+    }

@@ -30,8 +30,8 @@ from python_udfs.chunk_reader import (
     name_problem,
     read_chunk,
 )
+from python_udfs.chunk_rows import COLUMNS, chunk_rows
 from python_udfs.line_protocol import Point, format_line
-from python_udfs.udtf import COLUMNS, chunk_rows
 from tests.hostile_names import HOSTILE_NAMES
 
 INGEST_NS = 1_700_000_000_123_456_789

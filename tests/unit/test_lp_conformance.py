@@ -16,6 +16,7 @@ import pytest
 
 from python_udfs.line_protocol import LineProtocolError, iter_lines, parse_line
 from tests.unit.lp_conformance import case_problem, case_text
+from tests.unit.test_lp_vector import assert_same_rows
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -91,3 +92,15 @@ def test_disagreements_follow_the_reference_decoder(case_id: str) -> None:
 
 def test_reference_decoder_keeps_double_backslash() -> None:
     assert parse_line(r"m,k=two\\ words v=1").tags == {"k": "two\\ words"}
+
+
+def test_vectorized_reader_gives_the_exact_rows_for_every_case() -> None:
+    """Every conformance input, alone and all in one file, read by the
+    vectorized reader gives the exact reader's rows (tests/unit/test_lp_vector.py)."""
+    texts = [case_text(case) for case in CASES]
+    for text in texts:
+        content = text.encode("utf-8", "surrogateescape")
+        for precision in ("ns", "s"):
+            assert_same_rows("case.lp", content, precision)
+    valid = [t for t in texts if t.isprintable() or "\n" in t]
+    assert_same_rows("all.lp", "\n".join(valid).encode("utf-8", "surrogateescape"))

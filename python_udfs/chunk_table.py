@@ -1,0 +1,131 @@
+"""One landed file as one Arrow table: what ``tsdedup_read_chunk`` hands to Spark.
+
+The table function runs with Arrow transfer, so its rows cross into the JVM as
+column batches rather than one pickled row at a time. Arrow columns of plain
+types cross without a copy; maps would be converted value by value in Python.
+So a point's tags and typed fields travel as text, and ``raw_chunks`` turns
+them into the log's maps (macro ``chunk_map``):
+
+* points read by the vectorized reader (``maps_as_json`` false): the line's own
+  ``k=v,k=v`` text, one per field type, values as written (``2i``, ``t``);
+* every other point (``maps_as_json`` true): a JSON object of typed values.
+
+The rows are the same as :func:`python_udfs.chunk_rows.chunk_rows` gives (tested):
+points, rejects, column first uses and one chunk row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from python_udfs import chunk_rows as exact_rows
+from python_udfs.chunk_reader import ChunkStats, file_precision, read_plain_first
+from python_udfs.chunk_rows import COLUMNS, chunk_rows, item_rows
+from python_udfs.line_protocol import default_time
+from python_udfs.lp_vector import PlainLines
+
+# The log's map columns and the type of their values.
+MAP_COLUMNS: dict[str, str] = {
+    "tags": "string",
+    "fields_float": "double",
+    "fields_int": "bigint",
+    "fields_uint": "decimal(20, 0)",
+    "fields_string": "string",
+    "fields_bool": "boolean",
+}
+# The plain reader's field types and the map column each goes to.
+_PLAIN_FIELD_COLUMNS = {
+    "float": "fields_float",
+    "integer": "fields_int",
+    "unsigned": "fields_uint",
+    "boolean": "fields_bool",
+}
+_ARROW_TYPES = {"string": pa.string(), "bigint": pa.int64(), "boolean": pa.bool_()}
+
+TRANSPORT_COLUMNS: tuple[tuple[str, str], ...] = (
+    *((name, "string" if name in MAP_COLUMNS else type_) for name, type_ in COLUMNS),
+    # the SHA-256 of the file's bytes, on the chunk row
+    ("content_sha256", "string"),
+    ("maps_as_json", "boolean"),
+)
+RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in TRANSPORT_COLUMNS)
+SCHEMA = pa.schema([(name, _ARROW_TYPES[type_]) for name, type_ in TRANSPORT_COLUMNS])
+_POSITIONS = {name: index for index, (name, _) in enumerate(COLUMNS)}
+
+
+def chunk_table(source_file: str, content: bytes, precision: str, ingest_time_ns: int) -> pa.Table:
+    """All rows of one chunk, as the transport table (see the module's text),
+    with the checksum of ``content`` on its chunk row."""
+    table = _rows_of_chunk(source_file, content, precision, ingest_time_ns)
+    digest = hashlib.sha256(content).hexdigest()
+    is_chunk = pc.equal(table["row_kind"], "chunk")
+    checksum = pc.if_else(is_chunk, digest, pa.scalar(None, pa.string()))
+    return table.set_column(SCHEMA.get_field_index("content_sha256"), "content_sha256", checksum)
+
+
+def _rows_of_chunk(
+    source_file: str, content: bytes, precision: str, ingest_time_ns: int
+) -> pa.Table:
+    stats = ChunkStats()
+    try:
+        read = read_plain_first(source_file, content, precision, ingest_time_ns, stats)
+    except Exception:  # the exact reader reads the file and reports any problem
+        read = None
+    if read is None:
+        return rows_table(chunk_rows(source_file, content, precision, ingest_time_ns))
+    plain, items = read
+    if stats.lines_read > exact_rows.MAX_POSITION:
+        # positions past the limit: the exact rows stop the file with a reject
+        return rows_table(chunk_rows(source_file, content, precision, ingest_time_ns))
+    fallback_ns = default_time(ingest_time_ns, file_precision(source_file, precision))
+    others = rows_table(item_rows(items, stats, plain.first_use()))
+    return pa.concat_tables([plain_table(plain, fallback_ns), others]).combine_chunks()
+
+
+def plain_table(plain: PlainLines, fallback_ns: int) -> pa.Table:
+    """The point rows of the lines the vectorized reader read."""
+    count = len(plain.line_index)
+    columns: dict[str, pa.Array] = {
+        name: pa.nulls(count, SCHEMA.field(name).type) for name in SCHEMA.names
+    }
+    columns["row_kind"] = pa.array(np.full(count, "point", dtype=object), pa.string())
+    columns["position"] = pa.array(plain.line_index + 1, pa.int64())
+    columns["measurement"] = plain.measurement
+    columns["tags"] = plain.tags
+    for type_, values in plain.fields.items():
+        columns[_PLAIN_FIELD_COLUMNS[type_]] = values
+    missing = pc.is_null(plain.time_ns)
+    columns["time_ns"] = pc.fill_null(plain.time_ns, fallback_ns)
+    columns["time_from_ingest"] = missing
+    columns["maps_as_json"] = pa.array(np.zeros(count, dtype=bool))
+    return pa.table([columns[name] for name in SCHEMA.names], schema=SCHEMA)
+
+
+def rows_table(rows: Iterable[tuple[Any, ...]]) -> pa.Table:
+    """Rows of :data:`python_udfs.chunk_rows.COLUMNS` as the transport table, with
+    their maps as JSON."""
+    values: list[list[Any]] = [[] for _ in SCHEMA.names]
+    checksums, json_flags = values[-2], values[-1]
+    map_positions = [_POSITIONS[name] for name in MAP_COLUMNS]
+    for row in rows:
+        for index, value in enumerate(row):
+            if index in map_positions and value is not None:
+                value = json.dumps(value, ensure_ascii=False, allow_nan=False, default=_number)
+            values[index].append(value)
+        checksums.append(None)
+        json_flags.append(row[_POSITIONS["row_kind"]] == "point")
+    return pa.table(values, schema=SCHEMA)
+
+
+def _number(value: object) -> int:
+    if isinstance(value, Decimal):
+        return int(value)
+    raise TypeError(f"{type(value).__name__} cannot be written as JSON")
