@@ -42,7 +42,8 @@ def ratios(doc: dict[str, Any]) -> dict[str, float | None]:
 
 
 def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """DESIGN.md section 3, measure by measure: target, value, met."""
+    """The targets (DESIGN.md section 3, as the throughput issue restates them),
+    measure by measure: target, value, met (None: reported, not judged)."""
     r = ratios(doc)
     peak = max(
         [
@@ -60,6 +61,12 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
     def below(value: float | None, bound: float) -> bool | None:
         return None if value is None else value < bound
+
+    def at_most(value: float | None, bound: float) -> bool | None:
+        return None if value is None else value <= bound
+
+    ingest = doc.get("ingest") or {}
+    wall = doc.get("wall_seconds") or {}
 
     return [
         row(
@@ -81,10 +88,28 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
             below(r["growth_10x_table"], 1.5),
         ),
         row(
-            "full build: tsdedup rebuild vs DuckDB (Arc's query)",
-            "within 3x",
+            "full build: tsdedup rebuild vs Spark dropDuplicates, same run",
+            "within 1.25x",
+            r["rebuild_over_dropduplicates"],
+            at_most(r["rebuild_over_dropduplicates"], 1.25),
+        ),
+        row(
+            "full build: tsdedup rebuild vs DuckDB (Arc's query), single-node reference",
+            "reported, not a target",
             r["rebuild_over_duckdb"],
-            None if r["rebuild_over_duckdb"] is None else r["rebuild_over_duckdb"] <= 3,
+            None,
+        ),
+        row(
+            "ingest: lines per second into `raw_chunks`, building the table",
+            ">= 100,000",
+            ingest.get("lines_per_second"),
+            at_least(ingest.get("lines_per_second"), 100_000),
+        ),
+        row(
+            "1 % incremental run, whole command (wall s)",
+            "<= 30 s",
+            wall.get("tsdedup_incremental"),
+            at_most(wall.get("tsdedup_incremental"), 30),
         ),
         row(
             "fixed cost: `tsdedup run` with nothing to do, skipped before Spark starts (wall s)",
@@ -94,9 +119,9 @@ def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
         ),
         row(
             "fixed cost: dbt run with no new file, JVM and metastore start included (wall s)",
-            "< 20 s",
+            "<= 20 s",
             doc.get("fixed_cost_wall_seconds"),
-            below(doc.get("fixed_cost_wall_seconds"), 20),
+            at_most(doc.get("fixed_cost_wall_seconds"), 20),
         ),
         row("memory: peak RSS of any run (MiB)", "<= 8 GiB", round(peak, 1), peak <= 8 * GIB_MB),
     ]

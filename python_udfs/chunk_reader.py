@@ -27,8 +27,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
-import numpy as np
-
 from python_udfs.line_protocol import (
     INT64_MAX,
     INT64_MIN,
@@ -39,7 +37,6 @@ from python_udfs.line_protocol import (
     iter_lines,
     scale_timestamp,
 )
-from python_udfs.lp_vector import PlainLines, read_plain_lines, split_lines
 
 CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
 # Every measurement table has the columns `time` and `time_ns`, and Iceberg
@@ -165,7 +162,7 @@ def name_problem(name: str, what: str) -> str | None:
 
 def validate_point(point: Point) -> str | None:
     """Checks that hold for every format; returns a reason or None."""
-    reason = _validate_names(point.measurement, tuple(point.tags), tuple(point.fields))
+    reason = validate_names(point.measurement, tuple(point.tags), tuple(point.fields))
     if reason is not None:
         return reason
     for name, value in point.fields.items():
@@ -175,7 +172,7 @@ def validate_point(point: Point) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
+def validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
     """The checks on a point's names (most lines repeat the line before)."""
     problem = name_problem(measurement, "measurement name")
     if problem is not None:
@@ -263,10 +260,10 @@ def read_chunk(
         else:
             rows = _csv_points(text, precision, file_name)
     for item in rows:
-        yield _checked(item, fallback_ns, stats)
+        yield checked_item(item, fallback_ns, stats)
 
 
-def _checked(item: Record | Reject, fallback_ns: int, stats: ChunkStats) -> Record | Reject:
+def checked_item(item: Record | Reject, fallback_ns: int, stats: ChunkStats) -> Record | Reject:
     """A parsed item after the checks every format shares, counted in ``stats``."""
     if isinstance(item, Record):
         reason = validate_point(item.point)
@@ -279,63 +276,6 @@ def _checked(item: Record | Reject, fallback_ns: int, stats: ChunkStats) -> Reco
     else:
         stats.points += 1
     return item
-
-
-def read_plain_first(
-    file_name: str,
-    content: bytes,
-    precision: str,
-    default_time_ns: int,
-    stats: ChunkStats,
-) -> tuple[PlainLines, list[Record | Reject]] | None:
-    """A line-protocol file read whole in Arrow arrays where its lines are plain
-    (python_udfs.lp_vector), and line by line by the exact parser elsewhere:
-    the plain lines, then the other lines' items in order. The two together are
-    what :func:`read_chunk` yields for the file. None when the file is not line
-    protocol in valid UTF-8 (read_chunk reads it, and names what is wrong)."""
-    try:
-        if precision not in CHUNK_PRECISIONS or detect_format(file_name) != "lp":
-            return None
-        precision = file_precision(file_name, precision)
-        data = decompress(file_name, content)
-        text = data.decode("utf-8")
-    except (ChunkFormatError, UnicodeDecodeError):
-        return None
-    lines = split_lines(data)
-    plain, read_here = read_plain_lines(lines, precision, _validate_names)
-    stats.lines_read = lines.count
-    fallback_ns = default_time(default_time_ns, precision)
-    starts = lines.starts if len(text) == len(data) else _char_starts(text, lines.count)
-    items: list[Record | Reject] = []
-    continued = np.zeros(lines.count, dtype=bool)
-    next_line = 0  # the first physical line not read yet by the exact parser
-    for index in np.flatnonzero(~read_here).tolist():
-        if index < next_line:
-            continue
-        for line_no, raw, result in iter_lines(
-            text, precision, start=int(starts[index]), first_line=index + 1
-        ):
-            next_line = line_no + raw.count("\n")
-            # A string value that runs over the next lines takes them with it.
-            continued[line_no:next_line] = True
-            if isinstance(result, LineProtocolError):
-                items.append(_checked(Reject(line_no, printable(raw), str(result)), 0, stats))
-            elif result is not None:
-                items.append(_checked(Record(line_no, result), fallback_ns, stats))
-            if next_line >= lines.count or read_here[next_line]:
-                break
-    if continued.any():
-        plain = plain.take(~continued[plain.line_index])
-    stats.points += len(plain.line_index)
-    return plain, items
-
-
-def _char_starts(text: str, count: int) -> np.ndarray:
-    """Where each physical line of ``text`` starts, in characters."""
-    lengths = np.fromiter((len(line) + 1 for line in text.split("\n")), dtype=np.int64)
-    starts = np.zeros(len(lengths), dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    return starts[:count]
 
 
 def _with_time(point: Point, time_ns: int) -> Point:

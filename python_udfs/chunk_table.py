@@ -23,14 +23,27 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+import pandas
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from python_udfs import chunk_rows as exact_rows
-from python_udfs.chunk_reader import ChunkStats, file_precision, read_plain_first
+from python_udfs.chunk_reader import (
+    CHUNK_PRECISIONS,
+    ChunkFormatError,
+    ChunkStats,
+    Record,
+    Reject,
+    checked_item,
+    decompress,
+    detect_format,
+    file_precision,
+    printable,
+    validate_names,
+)
 from python_udfs.chunk_rows import COLUMNS, chunk_rows, item_rows
-from python_udfs.line_protocol import default_time
-from python_udfs.lp_vector import PlainLines
+from python_udfs.line_protocol import LineProtocolError, default_time, iter_lines
+from python_udfs.lp_vector import PlainLines, read_plain_lines, split_lines
 
 # The log's map columns and the type of their values.
 MAP_COLUMNS: dict[str, str] = {
@@ -90,6 +103,63 @@ def _rows_of_chunk(
     return pa.concat_tables([plain_table(plain, fallback_ns), others]).combine_chunks()
 
 
+def read_plain_first(
+    file_name: str,
+    content: bytes,
+    precision: str,
+    default_time_ns: int,
+    stats: ChunkStats,
+) -> tuple[PlainLines, list[Record | Reject]] | None:
+    """A line-protocol file read whole in Arrow arrays where its lines are plain
+    (python_udfs.lp_vector), and line by line by the exact parser elsewhere:
+    the plain lines, then the other lines' items in order. The two together are
+    what :func:`read_chunk` yields for the file. None when the file is not line
+    protocol in valid UTF-8 (read_chunk reads it, and names what is wrong)."""
+    try:
+        if precision not in CHUNK_PRECISIONS or detect_format(file_name) != "lp":
+            return None
+        precision = file_precision(file_name, precision)
+        data = decompress(file_name, content)
+        text = data.decode("utf-8")
+    except (ChunkFormatError, UnicodeDecodeError):
+        return None
+    lines = split_lines(data)
+    plain, read_here = read_plain_lines(lines, precision, validate_names)
+    stats.lines_read = lines.count
+    fallback_ns = default_time(default_time_ns, precision)
+    starts = lines.starts if len(text) == len(data) else _char_starts(text, lines.count)
+    items: list[Record | Reject] = []
+    continued = np.zeros(lines.count, dtype=bool)
+    next_line = 0  # the first physical line not read yet by the exact parser
+    for index in np.flatnonzero(~read_here).tolist():
+        if index < next_line:
+            continue
+        for line_no, raw, result in iter_lines(
+            text, precision, start=int(starts[index]), first_line=index + 1
+        ):
+            next_line = line_no + raw.count("\n")
+            # A string value that runs over the next lines takes them with it.
+            continued[line_no:next_line] = True
+            if isinstance(result, LineProtocolError):
+                items.append(checked_item(Reject(line_no, printable(raw), str(result)), 0, stats))
+            elif result is not None:
+                items.append(checked_item(Record(line_no, result), fallback_ns, stats))
+            if next_line >= lines.count or read_here[next_line]:
+                break
+    if continued.any():
+        plain = plain.take(~continued[plain.line_index])
+    stats.points += len(plain.line_index)
+    return plain, items
+
+
+def _char_starts(text: str, count: int) -> np.ndarray:
+    """Where each physical line of ``text`` starts, in characters."""
+    lengths = np.fromiter((len(line) + 1 for line in text.split("\n")), dtype=np.int64)
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts[:count]
+
+
 def plain_table(plain: PlainLines, fallback_ns: int) -> pa.Table:
     """The point rows of the lines the vectorized reader read."""
     count = len(plain.line_index)
@@ -129,3 +199,36 @@ def _number(value: object) -> int:
     if isinstance(value, Decimal):
         return int(value)
     raise TypeError(f"{type(value).__name__} cannot be written as JSON")
+
+
+class ReadChunk:
+    """The UDTF class; Spark instantiates it on executors. It runs with Arrow
+    transfer: each call returns the file's rows as one pandas frame backed by
+    Arrow arrays, which Spark sends to the JVM without converting a value."""
+
+    def eval(
+        self,
+        source_file: str,
+        source_path: str,
+        content: bytes | None,
+        precision: str,
+        ingest_time_ns: int,
+    ) -> Any:
+        data = landed_bytes(source_path, content)
+        table = chunk_table(source_file, data, precision, int(ingest_time_ns))
+        return table.to_pandas(types_mapper=pandas.ArrowDtype)
+
+
+def landed_bytes(source_path: str, content: bytes | None) -> bytes:
+    """A landed file's bytes: ``content`` when Spark read them, else read here
+    from the file's path (a ``file:`` path, as Spark lists a local folder:
+    reading it here spares copying the bytes from the JVM)."""
+    if content is not None:
+        return bytes(content)
+    if not source_path.startswith("file:"):
+        raise ValueError(f"tsdedup_read_chunk: no content given for {source_path!r}")
+    path = source_path.removeprefix("file:")
+    if path.startswith("//"):
+        path = path[2:]
+    with open(path, "rb") as file:
+        return file.read()

@@ -85,7 +85,10 @@ class PlainLines:
         if not len(self.name_ids):
             return first_use
         distinct, first = np.unique(self.name_ids, return_index=True)
-        for names_id, at in zip(distinct.tolist(), first.tolist(), strict=True):
+        # In line order: a name shared by several sets is first used by the set
+        # that comes first in the file.
+        order = np.argsort(first, kind="stable")
+        for names_id, at in zip(distinct[order].tolist(), first[order].tolist(), strict=True):
             measurement, tag_keys, typed = self.names[names_id]
             position = int(self.line_index[at]) + 1
             for key, type_ in typed:
@@ -127,7 +130,9 @@ def split_lines(content: bytes) -> FileLines:
 def _spans(data: bytes, begin: np.ndarray, end: np.ndarray) -> pa.Array:
     """The byte ranges ``[begin[i], end[i])`` of ``data`` as Arrow strings; the
     ranges must be in order and not overlap. Offsets alternate begin and end, so
-    that each range is an element and each gap the element after it."""
+    that each range is an element and each gap the element after it: for
+    ``b"ab,cd"`` and the ranges [0, 2) and [3, 5), the offsets 0, 2, 3, 5 make
+    the elements "ab", ",", "cd", of which the even ones are kept."""
     if not len(begin):
         return pa.array([], pa.string())
     offsets = np.empty(2 * len(begin), dtype=np.int64)
@@ -259,12 +264,12 @@ def _timestamps(stamps: pa.Array, precision: str) -> tuple[np.ndarray, np.ndarra
 
 
 def _per_line(values: np.ndarray, lines: np.ndarray, count: int) -> pa.Array:
-    """``values`` (int32, in line order) as one binary value per line."""
-    offsets = np.zeros(count + 1, dtype=np.int32)
-    np.cumsum(np.bincount(lines, minlength=count) * 4, out=offsets[1:])
-    buffer = np.ascontiguousarray(values, dtype=np.int32)
+    """``values`` (int64, in line order) as one binary value per line."""
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lines, minlength=count) * 8, out=offsets[1:])
+    buffer = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(
-        pa.binary(), count, [None, pa.py_buffer(offsets), pa.py_buffer(buffer)]
+        pa.large_binary(), count, [None, pa.py_buffer(offsets), pa.py_buffer(buffer)]
     )
 
 
@@ -320,9 +325,10 @@ def read_plain_lines(
     is_key = kind == _EQUALS
     names_at = first | is_key
     name_tokens = _spans(data, begin[names_at], end[names_at]).dictionary_encode()
-    name_codes = name_tokens.indices.to_numpy(zero_copy_only=False).astype(np.int32) * 8
-    key_type = np.full(int(names_at.sum()), 7, dtype=np.int32)  # 7: the measurement
+    name_codes = name_tokens.indices.to_numpy(zero_copy_only=False).astype(np.int64) * 8
+    key_type = np.full(int(names_at.sum()), 7, dtype=np.int64)  # 7: the measurement
     key_type[(is_key & (section == 0))[names_at]] = 4  # 4: a tag
+    # (a value that is not plain counts as a float here; its line is not read)
     key_type[(is_key & (section == 1))[names_at]] = np.maximum(codes, 0)
     name_line = np.searchsorted(index, line[names_at])
     signature = _per_line(name_codes + key_type, name_line, count).dictionary_encode()
@@ -330,7 +336,7 @@ def read_plain_lines(
     parsed: list[Names] = []
     names_ok = np.zeros(len(signature.dictionary), dtype=bool)
     for number, packed in enumerate(signature.dictionary.to_pylist()):
-        codes_here = np.frombuffer(packed, dtype=np.int32)
+        codes_here = np.frombuffer(packed, dtype=np.int64)
         name = words[codes_here[0] // 8]
         tag_keys = tuple(words[c // 8] for c in codes_here[1:] if c % 8 == 4)
         typed = tuple((words[c // 8], PLAIN_TYPES[c % 8]) for c in codes_here[1:] if c % 8 < 4)

@@ -201,10 +201,12 @@ select
     {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
     d.point.time_ns
 from deduplicated as d
-{#- Each day's rows in its partition sort key's order, so data files are written sorted. #}
+{#- Each task sorts its rows by day, then the day partition's sort key, so every
+    data file is written sorted: a local sort, without the range exchange and
+    sampling job a global order by costs (decision 0006). #}
 {%- if shared_key is not none %}
 {#- Every day written has the same sort key: sort by the columns themselves. #}
-order by
+sort by
     to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}),
     {%- for tag in shared_key %}
     d.point.{{ tsdedup.quote_identifier(tag) }},
@@ -213,7 +215,7 @@ order by
 {%- elif columns['tags'] %}
 left join partition_keys as k
     on to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}) = k.partition_day
-order by
+sort by
     k.partition_day,
     transform(k.key_tags, tag -> case tag
         {%- for tag in columns['tags'] %}
@@ -222,6 +224,6 @@ order by
     end),
     d.point.time_ns
 {%- else %}
-order by d.point.time_ns
+sort by d.point.time_ns
 {%- endif %}
 {% endmacro %}

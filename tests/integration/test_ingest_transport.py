@@ -86,6 +86,8 @@ def landed_file(seed: int) -> str:
         "strs,host=a\\,b\\=c\\ d i=9223372036854775807i,u=18446744073709551615u 2",
         "strs,host=a i=-9223372036854775808i,f=1e-320 3",
         "strs,tab=a\tb v=1 4",
+        # longer than Jackson's default limit for one JSON string (20 M characters)
+        f'strs,host=big s="{"x" * 20_000_001}" 5',
         "vals v=1 9223372036854775807",
         "not a point",
         "",

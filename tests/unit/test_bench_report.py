@@ -45,6 +45,8 @@ def _doc() -> dict[str, Any]:
              "peak_rss_mb": 1500.0},
         ],
         "fixed_cost_wall_seconds": 25.0,
+        "ingest": {"table_lines": 1100, "table_files": 11, "runs": 1, "raw_chunks_seconds": 0.022,
+                   "lines_per_second": 50_000},
         "skip_wall_seconds": 1.5,
         "fixed_cost_peak_rss_mb": 1200.0,
         "differences": {k: no_diff for k in KEYS},
@@ -67,15 +69,25 @@ def test_ratios_and_targets() -> None:
     assert r["merge_over_incremental"] == 5.0
     assert r["growth_10x_table"] == round(2.0 / 1.8, 2)
     assert r["rebuild_over_duckdb"] == 5.0
+    assert r["rebuild_over_dropduplicates"] == round(40.0 / 30.0, 2)
     verdicts = targets(doc)
-    met = {t["measure"].split(":")[0]: t["met"] for t in verdicts}
+    met = {t["measure"].split(",")[0].split(":")[0]: t["met"] for t in verdicts}
     fixed = {t["measure"]: (t["value"], t["met"]) for t in verdicts if "fixed cost" in t["measure"]}
     assert sorted(fixed.values()) == [(1.5, True), (25.0, False)]
     assert met["incremental vs rebuild"] is True
     assert met["incremental vs stock dbt merge"] is True
     assert met["growth"] is True
-    assert met["full build"] is False
     assert met["memory"] is True
+    full_build = {
+        t["measure"]: (t["value"], t["met"]) for t in verdicts if "full build" in t["measure"]
+    }
+    assert sorted(full_build.values(), key=str) == [(1.33, False), (5.0, None)]  # DuckDB: reported
+    assert met["ingest"] is False  # 50,000 lines/s
+    assert met["1 % incremental run"] is True  # 22 s wall
+    doc["ingest"]["lines_per_second"] = 100_000
+    doc["wall_seconds"]["tsdedup_incremental"] = 30.5
+    met = {t["measure"].split(",")[0].split(":")[0]: t["met"] for t in targets(doc)}
+    assert (met["ingest"], met["1 % incremental run"]) == (True, False)
 
 
 def test_pages_render_from_the_document_alone(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from python_udfs import chunk_rows as chunk_rows_module
-from python_udfs import udtf
 from python_udfs.chunk_reader import (
     ChunkFormatError,
     ChunkStats,
@@ -26,8 +25,8 @@ from python_udfs.chunk_reader import (
     read_chunk,
 )
 from python_udfs.chunk_rows import COLUMNS, chunk_rows
-from python_udfs.chunk_table import chunk_table
-from python_udfs.udtf import empty_files
+from python_udfs.chunk_table import chunk_table, landed_bytes
+from python_udfs.landing_functions import empty_files, precision_of_file
 from tests.unit.test_lp_vector import assert_same_rows
 
 INGEST_NS = 1_700_000_000_123_456_789
@@ -97,10 +96,10 @@ def test_a_file_name_with_two_precisions_is_refused() -> None:
 def test_the_sql_function_gives_the_precision_a_chunk_was_read_in() -> None:
     # tsdedup_file_precision (int_chunk_times): the reader's rule; NULL where the
     # name declares two (the file was rejected whole) or a value is NULL.
-    assert udtf.precision_of_file("feed_ms.lp", "ns") == "ms"
-    assert udtf.precision_of_file("feed.lp", "us") == "us"
-    assert udtf.precision_of_file("a_ms_b_s.lp", "ns") is None
-    assert udtf.precision_of_file(None, "ns") is None
+    assert precision_of_file("feed_ms.lp", "ns") == "ms"
+    assert precision_of_file("feed.lp", "us") == "us"
+    assert precision_of_file("a_ms_b_s.lp", "ns") is None
+    assert precision_of_file(None, "ns") is None
 
 
 def test_the_declared_precision_scales_the_files_timestamps() -> None:
@@ -389,14 +388,14 @@ def test_the_table_function_reads_a_local_file_itself(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "x y.lp").write_bytes(b"m v=1 1\n")
     path = f"file:{folder}/x y.lp"  # as Spark lists a local folder
-    assert udtf.landed_bytes(path, None) == b"m v=1 1\n"
-    assert udtf.landed_bytes(f"file://{folder}/x y.lp", None) == b"m v=1 1\n"
+    assert landed_bytes(path, None) == b"m v=1 1\n"
+    assert landed_bytes(f"file://{folder}/x y.lp", None) == b"m v=1 1\n"
     # Content Spark read is used as it is, wherever the file lives.
-    assert udtf.landed_bytes("s3a://bucket/x.lp", b"m v=2 2\n") == b"m v=2 2\n"
+    assert landed_bytes("s3a://bucket/x.lp", b"m v=2 2\n") == b"m v=2 2\n"
     with pytest.raises(ValueError, match=r"no content given for 's3a://bucket/x\.lp'"):
-        udtf.landed_bytes("s3a://bucket/x.lp", None)
+        landed_bytes("s3a://bucket/x.lp", None)
     with pytest.raises(FileNotFoundError):
-        udtf.landed_bytes(f"file:{folder}/gone.lp", None)
+        landed_bytes(f"file:{folder}/gone.lp", None)
 
 
 def test_the_chunk_row_carries_the_checksum_of_the_bytes_read() -> None:

@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_udfs.chunk_reader import ChunkStats, _validate_names, read_plain_first
+from python_udfs.chunk_reader import ChunkStats, validate_names
 from python_udfs.chunk_rows import COLUMNS, chunk_rows
-from python_udfs.chunk_table import MAP_COLUMNS, SCHEMA, chunk_table
+from python_udfs.chunk_table import MAP_COLUMNS, SCHEMA, chunk_table, read_plain_first
 from python_udfs.line_protocol import Point, format_line
 from python_udfs.lp_vector import read_plain_lines, split_lines
 from tests.unit.test_line_protocol import points
@@ -89,6 +89,9 @@ def _canonical(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 
 def assert_same_rows(name: str, content: bytes, precision: str = "ns") -> None:
+    # chunk_table falls back to the exact reader when the vectorized one fails:
+    # called here directly, a failure of the vectorized reader fails the test.
+    read_plain_first(name, content, precision, INGEST_NS, ChunkStats())
     exact = list(chunk_rows(name, content, precision, INGEST_NS))
     both = decoded_rows(chunk_table(name, content, precision, INGEST_NS))
     assert _canonical(both) == _canonical(exact), content[:2000]
@@ -265,6 +268,29 @@ def test_other_lines_go_to_the_exact_parser(line: str) -> None:
     assert_same_rows("f.lp", content)
 
 
+@pytest.mark.parametrize(
+    ("text", "as_float", "as_integer"),
+    [
+        # The names of line 1 are first read on line 4: the field's first use as
+        # a float is still line 2, where another set of names has it.
+        ("m,t=a f=1 X\nm f=1 1\nm f=2i 2\nm,t=a f=1 1\n", 2, 3),
+        # The same names inside a string value (lines 1-3) are no point at all.
+        ('x s="\nm,t=a f=1 1\n" 1\nm f=1 1\nm f=2i 2\nm,t=a f=1 1\n', 4, 5),
+    ],
+)
+def test_a_column_is_first_used_where_the_file_first_uses_it(
+    text: str, as_float: int, as_integer: int
+) -> None:
+    assert_same_rows("f.lp", text.encode())
+    table = chunk_table("f.lp", text.encode(), "ns", INGEST_NS).to_pylist()
+    first = {
+        (r["column_name"], r["column_type"]): r["position"]
+        for r in table
+        if r["row_kind"] == "column"
+    }
+    assert (first[("f", "float")], first[("f", "integer")]) == (as_float, as_integer)
+
+
 def test_a_string_over_several_lines_takes_plain_looking_lines_with_it() -> None:
     text = 'm v=1 1\nm s="first\nm v=2 2\nlast" 3\nm v=4 4\n'
     assert plain_lines_read(text.encode()) == 2
@@ -301,7 +327,7 @@ def test_names_are_checked_once_per_distinct_set() -> None:
 
     def check(measurement: str, tags: tuple[str, ...], fields: tuple[str, ...]) -> str | None:
         asked.append(measurement)
-        return _validate_names(measurement, tags, fields)
+        return validate_names(measurement, tags, fields)
 
     content = "".join(f"cpu,host=h{i % 3} v={i} {i}\n" for i in range(300)).encode()
     plain, read_here = read_plain_lines(split_lines(content), "ns", check)
