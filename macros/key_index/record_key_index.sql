@@ -10,7 +10,9 @@
         {{ return('') }}
     {%- endif -%}
     {%- set properties = tsdedup.table_properties(relation) -%}
-    {{ return("alter table " ~ relation ~ " set tblproperties ("
-        ~ "'tsdedup.key_index_chunk_seq' = '" ~ tsdedup.read_chunk_watermark(relation) ~ "', "
-        ~ "'tsdedup.key_index_snapshot_id' = '" ~ properties.get('current-snapshot-id', 'none') ~ "')") }}
+    {%- set wanted = {
+        'tsdedup.key_index_chunk_seq': properties.get('tsdedup.last_chunk_seq', 'none'),
+        'tsdedup.key_index_snapshot_id': properties.get('current-snapshot-id', 'none'),
+    } -%}
+    {{ return(tsdedup.set_changed_properties(relation, properties, wanted)) }}
 {% endmacro %}

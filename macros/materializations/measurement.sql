@@ -6,6 +6,7 @@
         commit, so a rebuild that fails leaves the old table and its rows as
         they were (dbt-spark's incremental materialization drops the table
         first);
+      - incremental run with nothing new (write mode `none`): no statement;
       - incremental run: the model's rows go to a temporary view, new columns
         are added to the table, and measurement_write_sql writes them in the
         mode the model's SQL names (append, row-level merge or overwrite of the
@@ -41,6 +42,11 @@
     {%- if existing_relation is none or full_refresh -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
+        {%- endcall -%}
+    {%- elif tsdedup.write_mode_header() == '/* tsdedup write mode: none */' -%}
+        {#- No new point and no new column: the table stays as it is. -#}
+        {%- call noop_statement('main', 'OK (nothing new)') -%}
+            -- {{ target_relation }}: nothing to write (no new point, no new column)
         {%- endcall -%}
     {%- else -%}
         {%- call statement('create_tmp_relation') -%}

@@ -16,7 +16,7 @@
     write order (set for a merge) is cleared first.
 #}
 {% macro measurement_write_sql(source, target, existing) %}
-    {%- set header = (model.compiled_code or '').lstrip().split('\n', 1)[0] -%}
+    {%- set header = tsdedup.write_mode_header() -%}
     {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
         {{ return(tsdedup.merge_measurement_sql(source, target, header)) }}
     {%- endif -%}

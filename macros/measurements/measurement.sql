@@ -21,7 +21,8 @@
       - overwrite: the table's rows in the touched day partitions and the new
         points are deduplicated together (the stored rows come first in
         ingestion order) and those partitions are overwritten.
-    Untouched partitions are neither read nor rewritten. The compiled SQL starts
+    Untouched partitions are neither read nor rewritten; with no new point and
+    no new column, nothing is (write mode `none`). The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
     days: 2026-11-02 */`), which tells the measurement materialization which
     statement to write (measurement_write_sql). A point's values travel in one
@@ -85,6 +86,11 @@
                 ~ " held points of retracted chunks)", info=True) }}
         {%- elif not merge.days -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
+            {#- Nothing to write, unless a column the table lacks must be added. -#}
+            {%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list -%}
+            {%- if known | reject('in', merge.stored_columns) | list | length == 0 -%}
+                {%- set merge.mode = 'none' -%}
+            {%- endif -%}
         {%- elif merge.mode == 'append' -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": appending the chunks after chunk " ~ watermark
                 ~ " to " ~ merge.days | length ~ " day partition(s); no stored data overlaps them in time"

@@ -11,7 +11,8 @@
     before the run and written into the query as a literal, which Spark pushes
     down to the scans of the raw log's points: Iceberg skips the data files of
     older chunks by their chunk_seq bounds instead of reading every point ever
-    landed to filter them afterwards.
+    landed to filter them afterwards. When the raw log holds no point after
+    that chunk, the query is planned empty (`and false`): no scan, no fold.
 #}
 {{
     config(
@@ -23,6 +24,7 @@
 }}
 
 {%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
+{%- set nothing_new = is_incremental() and not tsdedup.raw_points_after(after_chunk) %}
 
 with new_chunks as (
     select
@@ -36,6 +38,10 @@ with new_chunks as (
     from {{ ref('int_chunk_tag_cardinalities') }}
     {%- if is_incremental() %}
     where chunk_seq > {{ after_chunk }}
+    {%- endif %}
+    {%- if nothing_new %}
+        -- no point landed after chunk {{ after_chunk }}: Spark plans no scan at all
+        and false
     {%- endif %}
 ),
 

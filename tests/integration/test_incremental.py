@@ -8,6 +8,7 @@ names, a new file delivered twice at once, a tag that appears late.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 
@@ -201,3 +202,41 @@ def test_incremental_runs_equal_the_semantics_and_a_full_rebuild(workspace: Work
     rebuilt = table_state(ws)
     assert as_set(rebuilt[0]) == as_set(incremental[0])
     assert as_set(rebuilt[1]) == as_set(incremental[1])
+    check_runs_without_new_chunks_write_nothing(ws, rebuilt)
+
+
+def table_commits(ws: Workspace) -> dict[str, tuple[int, int]]:
+    """Per measurement table: its snapshots and its metadata files."""
+    tables = ("inc", "inc_last")
+    statements = [
+        f"select count(*) as n from tsdedup.{table}.{history}"
+        for table in tables
+        for history in ("snapshots", "metadata_log_entries")
+    ]
+    counts = [int(str(rows[0]["n"])) for rows in ws.sql(*statements)]
+    return {table: (counts[2 * i], counts[2 * i + 1]) for i, table in enumerate(tables)}
+
+
+def check_runs_without_new_chunks_write_nothing(
+    ws: Workspace, rebuilt: tuple[list[dict[str, object]], ...]
+) -> None:
+    """With no new file, a measurement table is neither written nor its
+    properties set again (after the first run following a rebuild, which
+    records the rebuild's watermark as the one it started from)."""
+    before = table_commits(ws)
+    result = ws.build()
+    assert "inc: no new points after chunk" in result.stdout
+    first = table_commits(ws)
+    assert {t: c[0] for t, c in first.items()} == {t: c[0] for t, c in before.items()}
+    results = json.loads((ws.project / "target" / "run_results.json").read_text("utf-8"))
+    messages = {r["unique_id"]: r["message"] for r in results["results"]}
+    assert messages["model.tsdedup.inc"] == "OK (nothing new)"
+    assert messages["model.tsdedup.inc_last"] == "OK (nothing new)"
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
+    header = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[0]
+    assert header == "/* tsdedup write mode: none */"
+    ws.build()
+    assert table_commits(ws) == first  # no property written again either
+    after = table_state(ws)
+    assert as_set(after[0]) == as_set(rebuilt[0])
+    assert as_set(after[1]) == as_set(rebuilt[1])
