@@ -40,8 +40,8 @@ with new_chunks as (
     where chunk_seq > {{ after_chunk }}
     {%- endif %}
     {%- if nothing_new %}
-        -- no point landed after chunk {{ after_chunk }}: Spark plans no scan at all
-        and false
+    -- no point landed after chunk {{ after_chunk }}: Spark plans no scan at all
+    and false
     {%- endif %}
 ),
 
