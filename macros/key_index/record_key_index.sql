@@ -14,5 +14,5 @@
         'tsdedup.key_index_chunk_seq': properties.get('tsdedup.last_chunk_seq', 'none'),
         'tsdedup.key_index_snapshot_id': properties.get('current-snapshot-id', 'none'),
     } -%}
-    {{ return(tsdedup.set_changed_properties(relation, properties, wanted)) }}
+    {{ return(tsdedup.set_properties_if_changed(relation, properties, wanted)) }}
 {% endmacro %}

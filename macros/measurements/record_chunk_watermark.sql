@@ -21,5 +21,5 @@
         'tsdedup.last_chunk_seq': tsdedup.last_cataloged_chunk_seq() | string,
         'tsdedup.retraction_seq': tsdedup.last_retraction_seq() | string,
     } -%}
-    {{ return(tsdedup.set_changed_properties(relation, properties, wanted)) }}
+    {{ return(tsdedup.set_properties_if_changed(relation, properties, wanted)) }}
 {% endmacro %}

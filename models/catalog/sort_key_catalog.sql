@@ -12,7 +12,8 @@
     down to the scans of the raw log's points: Iceberg skips the data files of
     older chunks by their chunk_seq bounds instead of reading every point ever
     landed to filter them afterwards. When the raw log holds no point after
-    that chunk, the query is planned empty (`and false`): no scan, no fold.
+    that chunk, nothing is written (write mode `none`, see the incremental
+    materialization) and the query is planned empty (`and false`).
 #}
 {{
     config(
@@ -24,8 +25,10 @@
 }}
 
 {%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
-{%- set nothing_new = is_incremental() and not tsdedup.raw_points_after(after_chunk) %}
-
+{%- set nothing_new = is_incremental() and not tsdedup.rows_after_chunk('stg_points', after_chunk) %}
+{%- if nothing_new %}
+/* tsdedup write mode: none */
+{% endif %}
 with new_chunks as (
     select
         measurement,

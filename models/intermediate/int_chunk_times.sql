@@ -3,7 +3,8 @@
     precision the chunk was read in (the one its file name declares, else
     var('tsdedup_precision'), by the reader's own rule: tsdedup_file_precision).
     A table, appended to for the new chunks only, because a view cannot call a
-    function registered by the session; rpt_suspect_times reads it.
+    function registered by the session; rpt_suspect_times reads it. A run
+    with no new chunk writes nothing (write mode `none`).
 #}
 {{
     config(
@@ -15,6 +16,9 @@
 }}
 
 {%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
+{%- if is_incremental() and not tsdedup.rows_after_chunk('stg_chunks', after_chunk) %}
+/* tsdedup write mode: none */
+{% endif %}
 
 with chunk_times as (
     select

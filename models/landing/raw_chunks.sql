@@ -2,7 +2,9 @@
     The append-only log of everything ever landed: one chunk per file, in the
     order files arrived. Each run appends the new files only and never reads the
     points already stored; everything a run appends is one Iceberg commit, so a
-    run that dies leaves no trace and its files are simply ingested again.
+    run that dies leaves no trace and its files are simply ingested again. A
+    run that finds no new file writes nothing (write mode `none`, see the
+    incremental materialization).
 
     Row kinds (see _landing__models.yml): point, reject, column, chunk.
 
@@ -41,7 +43,9 @@
 {%- do folders.setdefault(folder, []).append(file) -%}
 {%- endif -%}
 {%- endfor %}
-
+{%- if registry is not none and not files %}
+/* tsdedup write mode: none */
+{% endif %}
 with
 {%- if files %}
 new_files as (

@@ -205,9 +205,12 @@ def test_incremental_runs_equal_the_semantics_and_a_full_rebuild(workspace: Work
     check_runs_without_new_chunks_write_nothing(ws, rebuilt)
 
 
+APPENDED_TABLES = ("raw_chunks", "sort_key_catalog", "int_chunk_times")
+
+
 def table_commits(ws: Workspace) -> dict[str, tuple[int, int]]:
-    """Per measurement table: its snapshots and its metadata files."""
-    tables = ("inc", "inc_last")
+    """Per table written by a run: its snapshots and its metadata files."""
+    tables = ("inc", "inc_last", *APPENDED_TABLES)
     statements = [
         f"select count(*) as n from tsdedup.{table}.{history}"
         for table in tables
@@ -220,18 +223,20 @@ def table_commits(ws: Workspace) -> dict[str, tuple[int, int]]:
 def check_runs_without_new_chunks_write_nothing(
     ws: Workspace, rebuilt: tuple[list[dict[str, object]], ...]
 ) -> None:
-    """With no new file, a measurement table is neither written nor its
-    properties set again (after the first run following a rebuild, which
-    records the rebuild's watermark as the one it started from)."""
+    """With no new file, no table is written: not the raw log and the chunk
+    catalogs (no empty append), not a measurement table, nor its properties
+    (after the first run following a rebuild, which records the rebuild's
+    watermark as the one it started from)."""
     before = table_commits(ws)
     result = ws.build()
     assert "inc: no new points after chunk" in result.stdout
     first = table_commits(ws)
     assert {t: c[0] for t, c in first.items()} == {t: c[0] for t, c in before.items()}
+    assert {t: first[t] for t in APPENDED_TABLES} == {t: before[t] for t in APPENDED_TABLES}
     results = json.loads((ws.project / "target" / "run_results.json").read_text("utf-8"))
     messages = {r["unique_id"]: r["message"] for r in results["results"]}
-    assert messages["model.tsdedup.inc"] == "OK (nothing new)"
-    assert messages["model.tsdedup.inc_last"] == "OK (nothing new)"
+    for model in ("inc", "inc_last", *APPENDED_TABLES):
+        assert messages[f"model.tsdedup.{model}"] == "OK (nothing new)", model
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
     header = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[0]
     assert header == "/* tsdedup write mode: none */"
