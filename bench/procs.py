@@ -65,10 +65,12 @@ def tree_rss_bytes(root: int) -> int:
 
 
 class RssSampler:
-    """Samples a process tree's resident memory in a thread; keeps the peak."""
+    """Samples the resident memory of process trees in a thread (the command's,
+    and those of ``also``: a resident engine the command runs in); keeps the
+    peak of their sum."""
 
-    def __init__(self, pid: int, interval: float = 0.2) -> None:
-        self.pid = pid
+    def __init__(self, pid: int, interval: float = 0.2, also: Sequence[int] = ()) -> None:
+        self.pids = [pid, *also]
         self.interval = interval
         self.peak = 0
         self._stop = threading.Event()
@@ -76,7 +78,7 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss_bytes(self.pid))
+            self.peak = max(self.peak, sum(tree_rss_bytes(pid) for pid in self.pids))
             self._stop.wait(self.interval)
 
     def __enter__(self) -> RssSampler:
@@ -94,8 +96,10 @@ def run_measured(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    also: Sequence[int] = (),
 ) -> Measured:
-    """Run ``command`` with stdout/stderr in ``<log_stem>.out``/``.err``; measure it."""
+    """Run ``command`` with stdout/stderr in ``<log_stem>.out``/``.err``; measure it
+    (its memory with that of the process trees ``also``)."""
     log_stem.parent.mkdir(parents=True, exist_ok=True)
     out, err = log_stem.with_suffix(".out"), log_stem.with_suffix(".err")
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -108,7 +112,7 @@ def run_measured(
             stderr=stderr,
             start_new_session=True,
         )
-        with RssSampler(process.pid) as sampler:
+        with RssSampler(process.pid, also=also) as sampler:
             try:
                 code = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -145,6 +145,43 @@ def skip_run(ws: Workspace, label: str) -> Measured:
     return measured
 
 
+@dataclass
+class EngineRuns:
+    """Runs in the resident engine (python_udfs/engine.py): its start, the first
+    run with no new file (the engine's JIT still cold), the same run again, and a
+    1 % re-delivery (the delta again, under new names)."""
+
+    start: Measured
+    first_noop: DbtRun
+    noop: DbtRun
+    replay: Timed
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "start_wall_seconds": round(self.start.wall_seconds, 3),
+            "first_noop_wall_seconds": round(self.first_noop.measured.wall_seconds, 3),
+            "noop_wall_seconds": round(self.noop.measured.wall_seconds, 3),
+            "noop_peak_rss_mb": round(self.noop.measured.peak_rss_mb, 1),
+            "noop_nodes": {k: round(v, 3) for k, v in sorted(self.noop.node_seconds.items())},
+            "replay": self.replay.as_dict(),
+        }
+
+
+def engine_runs(ws: Workspace, delta: list[Path], label: str) -> EngineRuns:
+    """Start the engine, time runs in it, stop it. A re-delivery of the delta
+    leaves the table as it was: every value it brings is already the last."""
+    start = ws.command(f"{label}-start", "engine", "start")
+    try:
+        run_always = {"TSDEDUP_RUN_ALWAYS": "1"}
+        first = ws.dbt(f"{label}-noop-first", "run", *_exclude(ws, EXTRA), **run_always)
+        noop = ws.dbt(f"{label}-noop", "run", *_exclude(ws, EXTRA), **run_always)
+        ws.land(delta, prefix="replay-")
+        replay = Timed.of(ws.dbt(f"{label}-replay", "run", *_exclude(ws, EXTRA)), MEASUREMENT)
+    finally:
+        ws.command(f"{label}-stop", "engine", "stop")
+    return EngineRuns(start, first, noop, replay)
+
+
 def export_tables(ws: Workspace, tables: dict[str, str], folder: Path) -> dict[str, list[str]]:
     """Each ``name -> table`` as a reader sees it, as one Parquet file under
     ``folder`` for reading with another engine. The rows come through Iceberg's

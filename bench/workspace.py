@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.procs import Measured, run_measured
+from python_udfs.engine import read_record
 from python_udfs.project_copy import copy_dbt_project
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -80,16 +81,17 @@ class Workspace:
         self.logs.mkdir(parents=True)
         return self
 
-    def land(self, files: list[Path]) -> None:
-        """Put files into the landing folder (hard links: instant, no copy)."""
+    def land(self, files: list[Path], prefix: str = "") -> None:
+        """Put files into the landing folder (hard links: instant, no copy), their
+        names prefixed with ``prefix``."""
         for path in files:
-            target = self.landing / path.name
+            target = self.landing / f"{prefix}{path.name}"
             try:
                 os.link(path, target)
             except OSError:
                 shutil.copy2(path, target)
 
-    def env(self) -> dict[str, str]:
+    def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
             TSDEDUP_HOME=str(self.home),
@@ -98,12 +100,21 @@ class Workspace:
             DBT_PROFILES_DIR=str(self.project / "profiles"),
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
         )
+        env.update(extra)
         return env
 
-    def command(self, name: str, *args: str, timeout: float | None = None) -> Measured:
-        """Run ``tsdedup <args>`` measured; logs go to ``logs/<name>.out|.err``."""
+    def command(self, name: str, *args: str, timeout: float | None = None, **env: str) -> Measured:
+        """Run ``tsdedup <args>`` measured (with the settings ``env`` added); logs go
+        to ``logs/<name>.out|.err``. A command that runs in the resident engine
+        counts the engine's memory too."""
+        engine = read_record(self.home)
         measured = run_measured(
-            [str(TSDEDUP), *args], self.logs / name, self.project, self.env(), timeout
+            [str(TSDEDUP), *args],
+            self.logs / name,
+            self.project,
+            self.env(**env),
+            timeout,
+            also=[engine.pid] if engine is not None and args[:1] != ("engine",) else [],
         )
         if measured.returncode != 0:
             raise CommandFailed(
@@ -111,11 +122,11 @@ class Workspace:
             )
         return measured
 
-    def dbt(self, name: str, *args: str, timeout: float | None = None) -> DbtRun:
+    def dbt(self, name: str, *args: str, timeout: float | None = None, **env: str) -> DbtRun:
         """Run a dbt command through ``tsdedup``; read dbt's node timings."""
         results_path = self.project / "target" / "run_results.json"
         results_path.unlink(missing_ok=True)
-        measured = self.command(name, *args, timeout=timeout)
+        measured = self.command(name, *args, timeout=timeout, **env)
         results = json.loads(results_path.read_text(encoding="utf-8"))
         shutil.copy2(results_path, self.logs / f"{name}.run_results.json")
         seconds: dict[str, float] = {}

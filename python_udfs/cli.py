@@ -6,6 +6,8 @@
     tsdedup report [--out FILE]     an HTML page of duplicates removed and chunk overlap
     tsdedup retract CHUNK|FILE...   retract chunks (by number or file name); the next run
                                     rebuilds the day partitions they had points in
+    tsdedup engine start|stop|status  a resident Spark session the commands reuse
+                                    (python_udfs/engine.py)
 
 Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
 UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_udfs import jvm_archive, up_to_date
+from python_udfs import engine, jvm_archive, up_to_date
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
@@ -84,16 +86,25 @@ def status(message: str) -> None:
     print(f"tsdedup: {message}", file=sys.stderr, flush=True)
 
 
-def start_spark(args: Sequence[str]) -> object:
-    """Start the Spark session for the target selected by ``args``, saying so:
-    the JVM, the metastore and the warm-up take a while."""
-    from python_udfs.spark_session import Paths, base_conf, build_session, ship_udfs
+def session_conf(args: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The target selected by ``args`` and the Spark settings of its session:
+    the project's defaults, then the target's own."""
+    from python_udfs.spark_session import Paths, base_conf
 
     profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
     target = _option(args, "--target", "-t")
     name, settings = read_target(profiles_dir, target)
     conf = base_conf(Paths(Path(os.environ["TSDEDUP_HOME"])))
     conf.update(spark_parameters(settings))
+    return name, conf
+
+
+def start_spark(args: Sequence[str]) -> object:
+    """Start the Spark session for the target selected by ``args``, saying so:
+    the JVM, the metastore and the warm-up take a while."""
+    from python_udfs.spark_session import build_session, ship_udfs
+
+    name, conf = session_conf(args)
     archive_options = jvm_archive.options()
     if archive_options:
         driver_options = conf.get("spark.driver.extraJavaOptions", "")
@@ -243,7 +254,81 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
     return outcome.code
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def engine_command(home: Path, args: Sequence[str]) -> int:
+    """``tsdedup engine start|stop|status [--idle-minutes N] [--target NAME]``."""
+    if not args or args[0] not in ("start", "stop", "status"):
+        raise EngineUsageError(
+            "usage: tsdedup engine start [--idle-minutes N] [--target NAME] | stop | status"
+        )
+    record = engine.read_record(home)
+    if args[0] == "status":
+        print(f"tsdedup: the {record.describe()} serves {home}" if record else "no engine runs")
+        return 0
+    if args[0] == "stop":
+        if record is None:
+            print("tsdedup: no engine runs")
+            return 0
+        engine.stop_engine(record)
+        print(f"tsdedup: stopped the engine (process {record.pid})")
+        return 0
+    idle = _option(args, "--idle-minutes")
+    target_args: list[str] = []
+    rest = iter(args[1:])
+    for arg in rest:
+        if arg == "--idle-minutes":
+            next(rest, None)
+        elif not arg.startswith("--idle-minutes="):
+            target_args.append(arg)
+    try:
+        idle_minutes = engine.IDLE_MINUTES if idle is None else float(idle)
+    except ValueError:
+        raise EngineUsageError(f"--idle-minutes {idle!r} is not a number") from None
+    if idle_minutes <= 0:
+        raise EngineUsageError("--idle-minutes must be more than 0")
+    _, conf = session_conf(target_args)
+    if record is not None:
+        if record.fingerprint == engine.fingerprint(conf):
+            print(f"tsdedup: the {record.describe()} already runs")
+            return 0
+        status(f"the {record.describe()} has other settings: stopping it")
+        engine.stop_engine(record)
+    status("starting the engine (Spark, the metastore, dbt)")
+    started = time.monotonic()
+    record = engine.start_engine(home, target_args, idle_minutes)
+    print(f"tsdedup: started the {record.describe()} in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+class EngineUsageError(ValueError):
+    """`tsdedup engine` without start, stop or status, or with a bad option."""
+
+
+def run_in_running_engine(home: Path, args: Sequence[str]) -> int | None:
+    """Run the command in the engine of ``home``, if one runs with the settings
+    the command needs; None when the command must start Spark itself (an engine
+    with other settings is stopped first)."""
+    record = engine.read_record(home)
+    if record is None:
+        return None
+    own_command = args[0] in ("sample", "sql", "report")
+    _, conf = session_conf([] if own_command else args)
+    if record.fingerprint != engine.fingerprint(conf):
+        status(
+            f"the {record.describe()} has other settings (target, profile or Python "
+            "code) than this command: stopping it"
+        )
+        engine.stop_engine(record)
+        return None
+    try:
+        return engine.run_in_engine(record, home, args)
+    except engine.EngineError:  # it is stopping: run without it
+        engine.wait_for_exit(record.pid)
+        return None
+
+
+def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
+    """The ``tsdedup`` command; ``in_engine`` when the resident engine runs it
+    (python_udfs/engine_server.py)."""
     args = list(sys.argv[1:] if argv is None else argv)
     project_dir = find_project_dir(args)
     configure_environment(project_dir)
@@ -258,7 +343,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_dbt(["--help"])
     if args[0] in _NO_SPARK or args[:2] == ["docs", "serve"]:
         return run_dbt(args)
+    home = Path(os.environ["TSDEDUP_HOME"])
     try:
+        if args[0] == "engine":
+            if in_engine:
+                raise EngineUsageError("`tsdedup engine` cannot run inside the engine")
+            return engine_command(home, args[1:])
         if args[0] == "sql":
             from python_udfs.sql_command import parse_args
 
@@ -269,7 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parse_report_args(args[1:])
         if args[0] == "retract":
             args = retract_args(args[1:])
-        home = Path(os.environ["TSDEDUP_HOME"])
+        if not in_engine:
+            code = run_in_running_engine(home, args)
+            if code is not None:
+                return code
         with HomeLock(home):
             inputs = up_to_date.fingerprint(args, project_dir, os.environ)
             finished_at = up_to_date.last_success(home, inputs) if inputs else None
@@ -278,7 +371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 0
             up_to_date.forget(home)
             own_command = args[0] in ("sample", "sql", "report")
-            spark = start_spark([] if own_command else args)
+            if in_engine:
+                spark = _active_spark()
+                status(f"running in the resident engine (process {os.getpid()})")
+            else:
+                spark = start_spark([] if own_command else args)
             try:
                 return run_command(project_dir, args, spark, inputs)
             finally:
@@ -289,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         SqlUsageError,
         ReportUsageError,
         RetractUsageError,
+        EngineUsageError,
+        engine.EngineError,
     ) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2

@@ -2,18 +2,20 @@
 
 A workspace is a copy of the dbt project (models, macros, profiles, ...) with its
 own TSDEDUP_HOME (metastore + warehouse) and landing folder, so scenarios never
-see each other's tables. Commands run the ``tsdedup`` command's own code with the
-workspace's environment: by default in one long-lived process per workspace
-(tsdedup_server.py: the JVM, metastore and compiled code reused), or, with
-``fresh_process=True``, through the installed ``tsdedup`` command in a new
-process, exactly as a user runs it. The embedded metastore admits one JVM, so
-a workspace stops its long-lived process before it runs a fresh one.
+see each other's tables. Every command runs through the installed ``tsdedup``
+command in a new process with the workspace's environment, as a user runs it:
+by default in the workspace's resident engine (``tsdedup engine start``,
+python_udfs/engine.py: the JVM, metastore and compiled code reused from one
+command to the next), or, with ``fresh_process=True``, in a process of its own
+with its own Spark. The embedded metastore admits one JVM, so a workspace
+stops its engine before it runs a command of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,11 +26,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from python_udfs.engine import read_record
 from python_udfs.project_copy import copy_dbt_project
 
 ROOT = Path(__file__).resolve().parents[2]
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
-SERVER_MODULE = "tests.integration.tsdedup_server"
 
 
 @dataclass
@@ -47,41 +49,43 @@ class Result:
 
 
 class Server:
-    """The workspace's long-lived tsdedup process (tests/integration/tsdedup_server.py)."""
+    """The workspace's resident engine. A command that needs other Spark
+    settings stops it and runs on its own; the next command starts it again."""
 
     def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        request_read, self._request = os.pipe()
-        self._answer, answer_write = os.pipe()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", SERVER_MODULE, str(request_read), str(answer_write)],
-            cwd=cwd,
-            env=env | {"PYTHONPATH": str(ROOT)},
-            pass_fds=(request_read, answer_write),
-            stdin=subprocess.DEVNULL,
-        )
-        os.close(request_read)
-        os.close(answer_write)
-        self.requests = os.fdopen(self._request, "w", encoding="utf-8")
-        self.answers = os.fdopen(self._answer, "r", encoding="utf-8")
+        self.env = env
+        self.cwd = cwd
+        self.home = Path(env["TSDEDUP_HOME"])
+        self._start()
 
-    def run(self, args: list[str]) -> Result:
-        self.requests.write(json.dumps({"args": args}) + "\n")
-        self.requests.flush()
-        line = self.answers.readline()
-        if not line:
-            code = self.process.wait(timeout=60)
-            raise AssertionError(f"the tsdedup test server ended (exit {code}) during {args}")
-        answer = json.loads(line)
-        return Result(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+    def _tsdedup(self, args: list[str], timeout: int = 600) -> Result:
+        done = subprocess.run(
+            [str(TSDEDUP), *args],
+            cwd=self.cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return Result(done.returncode, done.stdout, done.stderr)
+
+    def _start(self) -> None:
+        self._tsdedup(["engine", "start", "--idle-minutes", "20"]).check()
+
+    def run(self, args: list[str], env: dict[str, str], timeout: int) -> Result:
+        self.env = env
+        if read_record(self.home) is None:
+            self._start()
+        return self._tsdedup(args, timeout)
 
     def stop(self) -> None:
-        self.requests.close()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.answers.close()
+        """Stop the engine; one that does not stop is killed (never left behind)."""
+        record = read_record(self.home)
+        if record is None:
+            return
+        if self._tsdedup(["engine", "stop"]).code != 0:
+            os.kill(record.pid, signal.SIGKILL)
 
 
 @dataclass
@@ -134,7 +138,7 @@ class Workspace:
         if not fresh_process:
             if self.server is None:
                 self.server = Server(self.env(), self.project)
-            return self.server.run(list(args))
+            return self.server.run(list(args), self.env(), timeout)
         self.stop()
         done = subprocess.run(
             [str(TSDEDUP), *args],

@@ -90,6 +90,42 @@ def test_ratios_and_targets() -> None:
     assert (met["ingest"], met["1 % incremental run"]) == (True, False)
 
 
+def _engine() -> dict[str, Any]:
+    return {
+        "start_wall_seconds": 5.0,
+        "first_noop_wall_seconds": 15.0,
+        "noop_wall_seconds": 8.0,
+        "noop_peak_rss_mb": 9000.0,
+        "noop_nodes": {"cpu": 0.5, "raw_chunks": 1.0},
+        "replay": {"seconds": 3.0, "wall_seconds": 31.0, "peak_rss_mb": 2000.0,
+                   "nodes": {"cpu": 3.0, "raw_chunks": 2.0}},
+    }  # fmt: skip
+
+
+def test_runs_in_the_resident_engine_have_targets_and_a_column() -> None:
+    doc = _doc()
+    assert not [t for t in targets(doc) if "engine" in t["measure"]]
+    doc["engine"] = _engine()
+    verdicts = {t["measure"]: (t["value"], t["met"]) for t in targets(doc)}
+    engine = {m.split(" in the")[0]: v for m, v in verdicts.items() if "engine" in m}
+    assert engine == {
+        "1 % re-delivery run": (31.0, False),
+        "fixed cost: dbt run with no new file": (8.0, True),
+    }
+    assert verdicts["memory: peak RSS of any run (MiB)"] == (9000.0, False)  # the engine's
+    page = markdown(with_verdicts(doc), "python -m bench --scale small --out x.json")
+    assert (
+        "| node | incremental run s | run with nothing to do s | engine: 1 % re-delivery s |"
+        in page
+    )
+    # The rest of a command's wall time: 31 s wall, 5 s in nodes.
+    assert (
+        "| outside the nodes: Spark start, dbt parse, summary | 15.00 | 25.00 | 26.00 | 6.50 |"
+        in page
+    )
+    assert "its first run with nothing to do took 15.0 s wall" in page
+
+
 def test_pages_render_from_the_document_alone(tmp_path: Path) -> None:
     doc = with_verdicts(_doc())
     page = markdown(doc, "python -m bench --scale small --out x.json")

@@ -1,0 +1,289 @@
+"""A resident engine: one warm Spark session that ``tsdedup`` commands reuse.
+
+Every ``tsdedup`` command otherwise starts a JVM, opens the metastore and runs
+its first queries before the JIT has compiled anything: most of the time of a
+run that has little to do. ``tsdedup engine start`` starts a background process
+that keeps one Spark session of the selected target open; while it runs, every
+``tsdedup`` command for the same state folder (``TSDEDUP_HOME``) runs inside it,
+with the caller's arguments, environment, working folder, standard input,
+output and error (the descriptors themselves are passed over a Unix socket, so
+the output is the command's own). It stops after ``--idle-minutes`` without a
+command (default 30), on ``tsdedup engine stop``, or when a command needs other
+Spark settings than it was started with (another target, changed profile, or
+changed Python code): that command stops it and runs in a process of its own.
+
+Locking is the same as without it: the engine takes the state folder's lock
+(python_udfs/state.py) while it starts and for each command, so a command that
+arrives while another one runs stops at once with the same message, and a
+command in a process of its own never opens the metastore while the engine has
+it. Interrupting a command (Ctrl-C) stops the engine, as it stops a command's
+own process; the next run finishes what the interrupted one started.
+
+    engine.json  in the state folder: the engine's process, socket and settings.
+    engine.log   in the state folder: what the engine printed outside commands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+RECORD_NAME = "engine.json"
+LOG_NAME = "engine.log"
+IDLE_MINUTES = 30.0
+# A request's header: its length in 8 bytes, then JSON.
+_LENGTH_BYTES = 8
+
+
+class EngineError(RuntimeError):
+    """The engine cannot be started, reached or stopped."""
+
+
+@dataclass(frozen=True)
+class EngineRecord:
+    """A running engine, as engine.json describes it."""
+
+    pid: int
+    socket: str
+    fingerprint: str
+    target: str
+    started: float
+    idle_minutes: float
+
+    def describe(self) -> str:
+        started = time.strftime("%H:%M:%S", time.localtime(self.started))
+        return (
+            f"engine process {self.pid} (target {self.target}, started {started}, "
+            f"stops after {self.idle_minutes:g} idle minutes)"
+        )
+
+
+def record_path(home: Path) -> Path:
+    return home / RECORD_NAME
+
+
+def socket_path(home: Path) -> Path:
+    """A short path for the engine's socket (Unix socket paths are limited to
+    about 100 bytes; a state folder's path may be longer)."""
+    key = hashlib.sha256(str(home.resolve()).encode("utf-8")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"tsdedup-{os.getuid()}-{key}.sock"
+
+
+def fingerprint(conf: Mapping[str, str]) -> str:
+    """What a session depends on: its Spark settings, the Python and this
+    package's code. A command whose fingerprint differs needs another engine."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(sorted(conf.items())).encode("utf-8"))
+    digest.update(sys.executable.encode("utf-8"))
+    package = Path(__file__).resolve().parent
+    for source in sorted(package.rglob("*.py")):
+        stat = source.stat()
+        digest.update(f"{source}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_record(home: Path) -> EngineRecord | None:
+    """The running engine of ``home``, if any; a record left by an engine that
+    died (killed, machine restarted) is removed."""
+    path = record_path(home)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        record = EngineRecord(**data)
+    except FileNotFoundError:
+        return None
+    except (ValueError, TypeError):
+        path.unlink(missing_ok=True)
+        return None
+    if not _alive(record.pid):
+        path.unlink(missing_ok=True)
+        Path(record.socket).unlink(missing_ok=True)
+        return None
+    return record
+
+
+def write_record(home: Path, record: EngineRecord) -> None:
+    path = record_path(home)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(asdict(record)), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def remove_record(home: Path, pid: int) -> None:
+    """Remove engine.json if it is the record of process ``pid``."""
+    path = record_path(home)
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == pid:
+            path.unlink()
+    except (FileNotFoundError, ValueError):
+        pass
+
+
+# --- the client side: what a `tsdedup` command does when an engine runs ---
+
+
+def _descriptors() -> list[int]:
+    """The caller's standard input, output and error; one that is closed is
+    replaced by /dev/null."""
+    fds = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            fds.append(fd)
+        except OSError:
+            fds.append(os.open(os.devnull, os.O_RDWR))
+    return fds
+
+
+def send_request(sock: socket.socket, request: Mapping[str, object], fds: Sequence[int]) -> None:
+    payload = json.dumps(request).encode("utf-8")
+    message = len(payload).to_bytes(_LENGTH_BYTES, "big") + payload
+    sent = socket.send_fds(sock, [message], list(fds))
+    if sent < len(message):
+        sock.sendall(message[sent:])
+
+
+def receive_request(sock: socket.socket) -> tuple[dict[str, object], list[int]]:
+    data, fds, _flags, _address = socket.recv_fds(sock, 1 << 16, 3)
+    while len(data) < _LENGTH_BYTES:
+        more = sock.recv(1 << 16)
+        if not more:
+            raise EngineError("the request ended early")
+        data += more
+    length = int.from_bytes(data[:_LENGTH_BYTES], "big")
+    while len(data) < _LENGTH_BYTES + length:
+        more = sock.recv(1 << 16)
+        if not more:
+            raise EngineError("the request ended early")
+        data += more
+    return json.loads(data[_LENGTH_BYTES : _LENGTH_BYTES + length]), list(fds)
+
+
+def _receive_reply(sock: socket.socket) -> dict[str, object] | None:
+    data = b""
+    while chunk := sock.recv(1 << 12):
+        data += chunk
+    try:
+        reply = json.loads(data) if data else None
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def _connect(record: EngineRecord) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(record.socket)
+    except OSError as exc:
+        sock.close()
+        raise EngineError(f"cannot reach the {record.describe()}: {exc}") from None
+    return sock
+
+
+def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
+    """Run a command in the engine; returns its exit code. Ctrl-C stops the
+    engine (and with it the command), as it would stop the command's process."""
+    sock = _connect(record)
+    try:
+        request = {"op": "run", "args": list(args), "env": dict(os.environ), "cwd": os.getcwd()}
+        send_request(sock, request, _descriptors())
+        reply = _receive_reply(sock)
+    except KeyboardInterrupt:
+        os.kill(record.pid, signal.SIGTERM)
+        print(
+            f"tsdedup: interrupted; stopped the {record.describe()}. The next run "
+            "finishes what this one started.",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        sock.close()
+    if reply is None:
+        print(
+            f"tsdedup: the engine (process {record.pid}) stopped during the command; "
+            f"what it printed is in {home / LOG_NAME}. The next run finishes what this "
+            "one started.",
+            file=sys.stderr,
+        )
+        return 2
+    return int(reply.get("code", 2))  # type: ignore[call-overload]
+
+
+def wait_for_exit(pid: int, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            raise EngineError(f"the engine (process {pid}) did not stop in {timeout:g} s")
+        time.sleep(0.1)
+
+
+def stop_engine(record: EngineRecord, timeout: float = 120.0) -> None:
+    """Ask the engine to stop and wait until it (and its JVM) has gone."""
+    sock = _connect(record)
+    try:
+        send_request(sock, {"op": "stop"}, _descriptors())
+        reply = _receive_reply(sock)
+    finally:
+        sock.close()
+    if reply is not None and reply.get("code") != 0:
+        raise EngineError(str(reply.get("error") or "the engine refused to stop"))
+    wait_for_exit(record.pid, timeout)
+
+
+def start_engine(
+    home: Path, target_args: Sequence[str], idle_minutes: float, timeout: float = 600.0
+) -> EngineRecord:
+    """Start an engine in the background and wait until it serves commands."""
+    import subprocess
+
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / LOG_NAME
+    command = [
+        sys.executable,
+        "-m",
+        "python_udfs.engine_server",
+        "--idle-minutes",
+        f"{idle_minutes:g}",
+        *target_args,
+    ]
+    with open(log, "ab") as out:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        record = read_record(home)
+        if record is not None and record.pid == process.pid:
+            return record
+        code = process.poll()
+        if code is not None:
+            tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+            raise EngineError(
+                f"the engine stopped while starting (exit {code}); the end of {log}:\n"
+                + "\n".join(tail)
+            )
+        time.sleep(0.2)
+    process.kill()
+    raise EngineError(f"the engine did not start within {timeout:g} s; see {log}")

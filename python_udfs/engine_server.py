@@ -1,0 +1,248 @@
+"""The resident engine's process (python_udfs/engine.py says what it is for).
+
+    python -m python_udfs.engine_server [--idle-minutes N] [dbt target options]
+
+Started by ``tsdedup engine start`` with the caller's environment. It starts
+the Spark session of the selected target under the state folder's lock, then
+serves one command at a time: a thread accepts connections and answers at once
+when a command is already running; the main thread runs each command with the
+caller's descriptors, environment and working folder, through the same code
+as the ``tsdedup`` command (python_udfs/cli.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing import resource_tracker
+from pathlib import Path
+from typing import Any
+
+from python_udfs.engine import (
+    EngineError,
+    EngineRecord,
+    read_record,
+    receive_request,
+    remove_record,
+    socket_path,
+    write_record,
+)
+
+
+@dataclass
+class Request:
+    connection: socket.socket
+    body: Mapping[str, Any]
+    fds: list[int]
+
+
+def reply(connection: socket.socket, code: int, error: str | None = None) -> None:
+    import json
+
+    try:
+        connection.sendall(json.dumps({"code": code, "error": error}).encode("utf-8"))
+    except OSError:  # the caller went away
+        pass
+    finally:
+        connection.close()
+
+
+def close_all(fds: Sequence[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+class Busy:
+    """One command at a time: the acceptor refuses a command while one runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def try_take(self) -> bool:
+        return self._lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: Busy) -> None:
+    """Accept connections; queue a request when no command runs, else refuse it."""
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # the listener was closed: the engine stops
+            return
+        try:
+            body, fds = receive_request(connection)
+        except (OSError, ValueError, EngineError):
+            connection.close()
+            continue
+        if busy.try_take():
+            requests.put(Request(connection, body, fds))
+            continue
+        message = (
+            f"tsdedup: the engine (process {os.getpid()}) is running another command for "
+            "this state folder; this one stopped before touching anything. Wait for the "
+            "other to finish.\n"
+        )
+        if body.get("op") == "run" and len(fds) == 3:
+            with contextlib.suppress(OSError):
+                os.write(fds[2], message.encode("utf-8"))
+        close_all(fds)
+        reply(connection, 2, message.strip())
+
+
+def run_with_descriptors(
+    fds: Sequence[int],
+    env: Mapping[str, str],
+    cwd: str,
+    command: Callable[[], int],
+) -> int:
+    """Run ``command`` with the caller's standard streams, environment and
+    working folder; everything is put back afterwards."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        try:
+            return command()
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 1
+        except Exception:  # a crash is the command's, not the engine's
+            traceback.print_exc()
+            return 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for target, fd in enumerate(saved_fds):
+            os.dup2(fd, target)
+        close_all(saved_fds)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+
+
+def stop_spark(spark: Any) -> None:
+    """Stop the session and wait for its JVM to exit (it holds the metastore)."""
+    gateway = getattr(spark.sparkContext, "_gateway", None)
+    process = getattr(gateway, "proc", None)
+    spark.stop()
+    if process is not None:
+        try:
+            process.stdin.close()  # the JVM exits when its input closes
+            process.wait(timeout=60)
+        except Exception:
+            process.kill()
+
+
+def parse_args(argv: Sequence[str]) -> tuple[float, list[str]]:
+    parser = argparse.ArgumentParser(prog="python -m python_udfs.engine_server")
+    parser.add_argument("--idle-minutes", type=float, default=30.0)
+    known, target_args = parser.parse_known_args(list(argv))
+    return known.idle_minutes, target_args
+
+
+def serve(argv: Sequence[str]) -> int:
+    from python_udfs import cli
+    from python_udfs.engine import fingerprint
+    from python_udfs.state import HomeLock, HomeLockedError
+
+    idle_minutes, target_args = parse_args(argv)
+    project_dir = cli.find_project_dir(target_args)
+    cli.configure_environment(project_dir)
+    home = Path(os.environ["TSDEDUP_HOME"])
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    address = socket_path(home)
+    with HomeLock(home):
+        running = read_record(home)
+        if running is not None:
+            print(f"tsdedup: the {running.describe()} already runs", file=sys.stderr)
+            return 2
+        target, conf = cli.session_conf(target_args)
+        spark = cli.start_spark(target_args)
+        spark.sql("show databases").collect()  # opens the metastore
+        import dbt.cli.main  # noqa: F401 - loaded once, used by every command
+
+        # A process the engine starts during a command inherits that command's
+        # output: a caller reading it through a pipe would wait for that process
+        # to end. dbt's first run starts multiprocessing's resource tracker, a
+        # process that lives as long as the engine: start it now.
+        resource_tracker.ensure_running()
+
+        address.unlink(missing_ok=True)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(address))
+        os.chmod(address, 0o600)
+        listener.listen(8)
+        record = EngineRecord(
+            pid=os.getpid(),
+            socket=str(address),
+            fingerprint=fingerprint(conf),
+            target=target,
+            started=time.time(),
+            idle_minutes=idle_minutes,
+        )
+        write_record(home, record)
+    cli.status(f"serving commands as the {record.describe()}")
+    requests: queue.Queue[Request] = queue.Queue()
+    busy = Busy()
+    threading.Thread(target=accept_loop, args=(listener, requests, busy), daemon=True).start()
+    last_used = time.monotonic()
+    try:
+        while True:
+            idle_left = idle_minutes * 60 - (time.monotonic() - last_used)
+            if idle_left <= 0:
+                cli.status(f"no command for {idle_minutes:g} minutes: stopping")
+                break
+            try:
+                request = requests.get(timeout=min(idle_left, 5.0))
+            except queue.Empty:
+                continue
+            if request.body.get("op") == "stop":
+                close_all(request.fds)
+                reply(request.connection, 0)
+                cli.status("stopping, as asked")
+                break
+            args = [str(a) for a in request.body.get("args", [])]
+            code = run_with_descriptors(
+                request.fds,
+                {str(k): str(v) for k, v in dict(request.body.get("env", {})).items()},
+                str(request.body.get("cwd", os.getcwd())),
+                lambda args=args: cli.main(args, in_engine=True),
+            )
+            close_all(request.fds)
+            reply(request.connection, code)
+            last_used = time.monotonic()
+            busy.release()
+    finally:
+        listener.close()  # callers arriving now wait for this process to end
+        with contextlib.ExitStack() as stack:
+            # A command in a process of its own waits for the JVM's end.
+            with contextlib.suppress(HomeLockedError):
+                stack.enter_context(HomeLock(home))
+            stop_spark(spark)
+            remove_record(home, os.getpid())
+            address.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(sys.argv[1:]))

@@ -1,0 +1,180 @@
+"""The resident engine's plumbing without Spark: its record, its settings'
+fingerprint, the request protocol, and how a command borrows the caller's
+descriptors, environment and folder (tests/integration/test_engine.py runs
+real commands in it)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from python_udfs import engine, engine_server
+from python_udfs.engine import EngineRecord
+
+
+def record_for(pid: int, tmp_path: Path) -> EngineRecord:
+    return EngineRecord(
+        pid=pid,
+        socket=str(tmp_path / "engine.sock"),
+        fingerprint="f",
+        target="local",
+        started=time.time(),
+        idle_minutes=30.0,
+    )
+
+
+def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(tmp_path: Path) -> None:
+    live = record_for(os.getpid(), tmp_path)
+    engine.write_record(tmp_path, live)
+    assert engine.read_record(tmp_path) == live
+
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead = record_for(int(finished.stdout), tmp_path)
+    Path(dead.socket).touch()
+    engine.write_record(tmp_path, dead)
+    assert engine.read_record(tmp_path) is None
+    assert not engine.record_path(tmp_path).exists()
+    assert not Path(dead.socket).exists()
+
+    engine.record_path(tmp_path).write_text("{not json", encoding="utf-8")
+    assert engine.read_record(tmp_path) is None
+    assert not engine.record_path(tmp_path).exists()
+
+
+def test_remove_record_leaves_another_engines_record(tmp_path: Path) -> None:
+    engine.write_record(tmp_path, record_for(os.getpid(), tmp_path))
+    engine.remove_record(tmp_path, os.getpid() + 1)
+    assert engine.record_path(tmp_path).exists()
+    engine.remove_record(tmp_path, os.getpid())
+    assert not engine.record_path(tmp_path).exists()
+
+
+def test_the_fingerprint_follows_every_spark_setting() -> None:
+    conf = {"spark.master": "local[2]", "spark.sql.shuffle.partitions": "4"}
+    assert engine.fingerprint(conf) == engine.fingerprint(dict(reversed(conf.items())))
+    assert engine.fingerprint(conf) != engine.fingerprint({**conf, "spark.master": "local[1]"})
+    assert engine.fingerprint(conf) != engine.fingerprint({**conf, "spark.x": "1"})
+
+
+def test_the_socket_path_is_short_and_one_per_state_folder(tmp_path: Path) -> None:
+    deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 8)
+    assert len(str(engine.socket_path(deep))) < 100
+    assert engine.socket_path(deep) != engine.socket_path(deep / "other")
+    assert engine.socket_path(deep) == engine.socket_path(deep / "x" / "..")
+
+
+def test_a_request_carries_its_body_and_the_callers_descriptors(tmp_path: Path) -> None:
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    target = tmp_path / "out.txt"
+    with open(target, "w", encoding="utf-8") as out:
+        body = {"op": "run", "args": ["run"], "env": {"BIG": "x" * 200_000}, "cwd": "/"}
+        sender = threading.Thread(target=engine.send_request, args=(left, body, [out.fileno()] * 3))
+        sender.start()  # larger than a socket buffer: sent while it is read
+        received, fds = engine.receive_request(right)
+        sender.join()
+    assert received == body
+    assert len(fds) == 3
+    os.write(fds[1], b"written through the passed descriptor")
+    engine_server.close_all(fds)
+    assert target.read_text(encoding="utf-8") == "written through the passed descriptor"
+    left.close()
+    right.close()
+
+
+def test_a_command_borrows_the_callers_streams_environment_and_folder(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out_path, err_path = tmp_path / "out", tmp_path / "err"
+    env_before, cwd_before = dict(os.environ), os.getcwd()
+    seen: dict[str, str] = {}
+
+    def command() -> int:
+        os.write(1, b"to the caller's output\n")
+        os.write(2, b"to the caller's error\n")
+        seen["variable"] = os.environ.get("ONLY_THE_CALLER_HAS_IT", "")
+        seen["cwd"] = os.getcwd()
+        raise SystemExit(3)
+
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        fds = [os.open(os.devnull, os.O_RDONLY), out.fileno(), err.fileno()]
+        code = engine_server.run_with_descriptors(
+            fds, {"ONLY_THE_CALLER_HAS_IT": "yes"}, str(tmp_path), command
+        )
+        os.close(fds[0])
+    assert code == 3
+    assert seen == {"variable": "yes", "cwd": str(tmp_path)}
+    assert out_path.read_text(encoding="utf-8") == "to the caller's output\n"
+    assert err_path.read_text(encoding="utf-8") == "to the caller's error\n"
+    assert dict(os.environ) == env_before
+    assert os.getcwd() == cwd_before
+    print("back to this process")
+    assert capfd.readouterr().out == "back to this process\n"
+
+
+def test_a_command_that_arrives_while_another_runs_is_refused(tmp_path: Path) -> None:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address = str(tmp_path / "s.sock")
+    listener.bind(address)
+    listener.listen(2)
+    requests: queue.Queue[engine_server.Request] = queue.Queue()
+    busy = engine_server.Busy()
+    threading.Thread(
+        target=engine_server.accept_loop, args=(listener, requests, busy), daemon=True
+    ).start()
+    record = record_for(os.getpid(), tmp_path)
+    record = EngineRecord(**{**record.__dict__, "socket": address})
+
+    def send(err: Path) -> socket.socket:
+        sock = engine._connect(record)
+        with open(err, "wb") as handle:
+            engine.send_request(sock, {"op": "run", "args": ["run"]}, [handle.fileno()] * 3)
+        return sock
+
+    first = send(tmp_path / "first.err")
+    queued = requests.get(timeout=10)
+    assert queued.body["args"] == ["run"]
+    second = send(tmp_path / "second.err")
+    assert engine._receive_reply(second)["code"] == 2
+    assert "is running another command" in (tmp_path / "second.err").read_text()
+    engine_server.close_all(queued.fds)
+    engine_server.reply(queued.connection, 0)
+    assert engine._receive_reply(first) == {"code": 0, "error": None}
+    busy.release()
+    third = send(tmp_path / "third.err")
+    assert requests.get(timeout=10).body["op"] == "run"
+    for sock in (first, second, third):
+        sock.close()
+    listener.close()
+
+
+def test_engine_commands_check_their_arguments_before_starting_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from python_udfs import cli
+
+    monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    monkeypatch.setattr(engine, "start_engine", lambda *a: pytest.fail("an engine started"))
+    assert cli.main(["engine", "start", "--idle-minutes", "soon"]) == 2
+    assert "--idle-minutes 'soon' is not a number" in capsys.readouterr().err
+    assert cli.main(["engine", "start", "--idle-minutes=0"]) == 2
+    assert "--idle-minutes must be more than 0" in capsys.readouterr().err
+    assert cli.main(["engine", "restart"]) == 2
+    assert "usage: tsdedup engine start" in capsys.readouterr().err
+    assert cli.main(["engine", "status"]) == 0
+    assert capsys.readouterr().out.strip() == "no engine runs"
+    assert cli.main(["engine", "stop"]) == 0
+    assert "no engine runs" in capsys.readouterr().out
