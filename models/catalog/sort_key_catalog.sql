@@ -14,6 +14,9 @@
     landed to filter them afterwards. When the raw log holds no point after
     that chunk, nothing is written (write mode `none`, see the incremental
     materialization) and the query is planned empty (`and false`).
+
+    The new chunks' counts are computed once: the fold returns one change per
+    chunk in chunk order, and each change is zipped back onto its chunk.
 #}
 {{
     config(
@@ -70,8 +73,13 @@ partitions as (
         n.measurement,
         n.partition_day,
         k.partition_key as current_key,
-        -- in any order: the fold applies them by chunk_seq
-        collect_list(struct(n.chunk_seq, n.cardinalities)) as chunks
+        -- in chunk order: the fold returns one change per chunk in that order
+        array_sort(
+            collect_list(
+                struct(n.chunk_seq, n.cardinalities, n.point_count, n.min_time_ns, n.max_time_ns)
+            ),
+            (l, r) -> case when l.chunk_seq < r.chunk_seq then -1 when l.chunk_seq > r.chunk_seq then 1 else 0 end
+        ) as chunks
     from new_chunks as n
     left join current_keys as k
         on n.measurement = k.measurement and n.partition_day = k.partition_day
@@ -82,37 +90,32 @@ folded as (
     select
         measurement,
         partition_day,
+        chunks,
         tsdedup_fold_sort_keys(current_key, chunks) as changes
     from partitions
 ),
 
+-- each chunk beside its change: the chunks' counts are computed once
 chunk_keys as (
     select
         f.measurement,
         f.partition_day,
-        c.chunk_seq,
-        c.chunk_key,
-        c.partition_key,
-        c.changed as key_changed
+        z.chunk_change.chunks as chunk,
+        z.chunk_change.changes as change
     from folded as f
-        lateral view inline(f.changes) c as chunk_seq, partition_key, chunk_key, changed
+        lateral view explode(arrays_zip(f.chunks, f.changes)) z as chunk_change
 )
 
 select
-    k.measurement,
-    k.partition_day,
-    k.chunk_seq,
-    k.chunk_key,
-    k.partition_key,
-    k.key_changed,
-    n.cardinalities,
-    n.point_count,
-    n.min_time_ns,
-    n.max_time_ns,
+    measurement,
+    partition_day,
+    chunk.chunk_seq,
+    change.chunk_key,
+    change.partition_key,
+    change.changed as key_changed,
+    chunk.cardinalities,
+    chunk.point_count,
+    chunk.min_time_ns,
+    chunk.max_time_ns,
     cast({{ tsdedup.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as timestamp) as recorded_at
-from chunk_keys as k
-inner join new_chunks as n
-    on
-        k.measurement = n.measurement
-        and k.partition_day = n.partition_day
-        and k.chunk_seq = n.chunk_seq
+from chunk_keys
