@@ -17,6 +17,7 @@ import contextlib
 import os
 import queue
 import socket
+import struct
 import sys
 import threading
 import time
@@ -82,6 +83,9 @@ def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: B
             connection, _ = listener.accept()
         except OSError:  # the listener was closed: the engine stops
             return
+        if not same_user(connection):
+            connection.close()
+            continue
         try:
             body, fds = receive_request(connection)
         except (OSError, ValueError, EngineError):
@@ -99,7 +103,17 @@ def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: B
             with contextlib.suppress(OSError):
                 os.write(fds[2], message.encode("utf-8"))
         close_all(fds)
-        reply(connection, 2, message.strip())
+        reply(connection, 2, message.removeprefix("tsdedup: ").strip())
+
+
+def same_user(connection: socket.socket) -> bool:
+    """Whether the caller runs as this process's user (the socket is private
+    already; this holds even if its folder's permissions do not)."""
+    credentials = connection.getsockopt(
+        socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
+    )
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    return uid == os.getuid()
 
 
 def run_with_descriptors(
@@ -159,23 +173,18 @@ def parse_args(argv: Sequence[str]) -> tuple[float, list[str]]:
     return known.idle_minutes, target_args
 
 
-def serve(argv: Sequence[str]) -> int:
+def open_engine(
+    home: Path, address: Path, target_args: Sequence[str], idle_minutes: float
+) -> tuple[Any, socket.socket, EngineRecord]:
+    """Under the state folder's lock: start Spark, listen, write engine.json."""
     from python_udfs import cli
     from python_udfs.engine import fingerprint
-    from python_udfs.state import HomeLock, HomeLockedError
+    from python_udfs.state import HomeLock
 
-    idle_minutes, target_args = parse_args(argv)
-    project_dir = cli.find_project_dir(target_args)
-    cli.configure_environment(project_dir)
-    home = Path(os.environ["TSDEDUP_HOME"])
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-    sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-    address = socket_path(home)
     with HomeLock(home):
         running = read_record(home)
         if running is not None:
-            print(f"tsdedup: the {running.describe()} already runs", file=sys.stderr)
-            return 2
+            raise EngineError(f"the {running.describe()} already runs")
         target, conf = cli.session_conf(target_args)
         spark = cli.start_spark(target_args)
         spark.sql("show databases").collect()  # opens the metastore
@@ -189,8 +198,11 @@ def serve(argv: Sequence[str]) -> int:
 
         address.unlink(missing_ok=True)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(address))
-        os.chmod(address, 0o600)
+        umask = os.umask(0o177)  # the socket is the owner's from its creation
+        try:
+            listener.bind(str(address))
+        finally:
+            os.umask(umask)
         listener.listen(8)
         record = EngineRecord(
             pid=os.getpid(),
@@ -201,6 +213,26 @@ def serve(argv: Sequence[str]) -> int:
             idle_minutes=idle_minutes,
         )
         write_record(home, record)
+    return spark, listener, record
+
+
+def serve(argv: Sequence[str]) -> int:
+    from python_udfs import cli
+    from python_udfs.state import HomeLock, HomeLockedError
+
+    idle_minutes, target_args = parse_args(argv)
+    project_dir = cli.find_project_dir(target_args)
+    cli.configure_environment(project_dir)
+    home = Path(os.environ["TSDEDUP_HOME"])
+    address = socket_path(home)
+    try:
+        opened = open_engine(home, address, target_args, idle_minutes)
+    except (HomeLockedError, EngineError) as exc:
+        print(f"tsdedup: {exc}", file=sys.stderr)
+        return 2
+    spark, listener, record = opened
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     cli.status(f"serving commands as the {record.describe()}")
     requests: queue.Queue[Request] = queue.Queue()
     busy = Busy()

@@ -178,3 +178,24 @@ def test_engine_commands_check_their_arguments_before_starting_anything(
     assert capsys.readouterr().out.strip() == "no engine runs"
     assert cli.main(["engine", "stop"]) == 0
     assert "no engine runs" in capsys.readouterr().out
+
+
+def test_an_engine_does_not_start_while_a_command_holds_the_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from python_udfs.state import HomeLock
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("TSDEDUP_HOME", str(home))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    with HomeLock(home):
+        assert engine_server.serve(["--idle-minutes", "1"]) == 2
+    assert f"another tsdedup run (process {os.getpid()})" in capsys.readouterr().err
+    assert engine.read_record(home) is None
+
+
+def test_only_the_engines_own_user_may_connect() -> None:
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    assert engine_server.same_user(right)
+    left.close()
+    right.close()
