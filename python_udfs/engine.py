@@ -25,11 +25,13 @@ own process; the next run finishes what the interrupted one started.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import time
@@ -40,6 +42,9 @@ from pathlib import Path
 RECORD_NAME = "engine.json"
 LOG_NAME = "engine.log"
 IDLE_MINUTES = 30.0
+# The answer to a request the engine took but stopped before running: the
+# caller runs the command in a process of its own.
+NOT_RUN = -1
 # A request's header: its length in 8 bytes, then JSON.
 _LENGTH_BYTES = 8
 
@@ -101,6 +106,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _is_engine(pid: int) -> bool:
+    """Whether process ``pid`` runs an engine (after a restart, the process id
+    of engine.json may belong to anything)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"python_udfs.engine_server" in handle.read()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here: trust the process id
+        return _alive(pid)
+
+
 def read_record(home: Path) -> EngineRecord | None:
     """The running engine of ``home``, if any; a record left by an engine that
     died (killed, machine restarted) is removed."""
@@ -113,7 +130,7 @@ def read_record(home: Path) -> EngineRecord | None:
     except (ValueError, TypeError):
         path.unlink(missing_ok=True)
         return None
-    if not _alive(record.pid):
+    if not _is_engine(record.pid):
         path.unlink(missing_ok=True)
         Path(record.socket).unlink(missing_ok=True)
         return None
@@ -195,7 +212,16 @@ def _connect(record: EngineRecord) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise EngineError(f"cannot reach the {record.describe()}: {exc}") from None
+    if peer_uid(sock) != os.getuid():
+        sock.close()
+        raise EngineError(f"{record.socket} is not this user's engine; not sending to it")
     return sock
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The user id of the process at the other end of a Unix socket."""
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", credentials)[1])
 
 
 def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
@@ -208,6 +234,8 @@ def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
         reply = _receive_reply(sock)
     except KeyboardInterrupt:
         os.kill(record.pid, signal.SIGTERM)
+        with contextlib.suppress(EngineError):
+            wait_for_exit(record.pid, 60)
         print(
             f"tsdedup: interrupted; stopped the {record.describe()}. The next run "
             "finishes what this one started.",
@@ -224,7 +252,10 @@ def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    return int(reply.get("code", 2))  # type: ignore[call-overload]
+    code = int(reply.get("code", 2))  # type: ignore[call-overload]
+    if code == NOT_RUN:
+        raise EngineError(f"the {record.describe()} stopped before running the command")
+    return code
 
 
 def wait_for_exit(pid: int, timeout: float = 120.0) -> None:

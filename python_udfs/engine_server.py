@@ -16,8 +16,8 @@ import argparse
 import contextlib
 import os
 import queue
+import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from python_udfs.engine import (
+    NOT_RUN,
     EngineError,
     EngineRecord,
+    peer_uid,
     read_record,
     receive_request,
     remove_record,
@@ -87,7 +89,11 @@ def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: B
             connection.close()
             continue
         try:
+            connection.settimeout(10.0)  # a caller that stalls blocks no one
             body, fds = receive_request(connection)
+            connection.settimeout(None)
+            if not isinstance(body, dict):
+                raise EngineError("a request is a JSON object")
         except (OSError, ValueError, EngineError):
             connection.close()
             continue
@@ -109,11 +115,15 @@ def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: B
 def same_user(connection: socket.socket) -> bool:
     """Whether the caller runs as this process's user (the socket is private
     already; this holds even if its folder's permissions do not)."""
-    credentials = connection.getsockopt(
-        socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
-    )
-    _pid, uid, _gid = struct.unpack("3i", credentials)
-    return uid == os.getuid()
+    return peer_uid(connection) == os.getuid()
+
+
+def _flush() -> None:
+    """Flush Python's standard streams; a caller that went away (a closed pipe
+    or terminal) loses what was left, never the engine."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
 
 
 def run_with_descriptors(
@@ -123,10 +133,10 @@ def run_with_descriptors(
     command: Callable[[], int],
 ) -> int:
     """Run ``command`` with the caller's standard streams, environment and
-    working folder; everything is put back afterwards."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    working folder; everything is put back afterwards, whatever happened."""
+    _flush()
     saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     try:
@@ -134,17 +144,20 @@ def run_with_descriptors(
             os.dup2(fd, target)
         os.environ.clear()
         os.environ.update(env)
-        os.chdir(cwd)
         try:
+            os.chdir(cwd)
             return command()
         except SystemExit as exc:
+            if exc.code is None:
+                return 0
             return exc.code if isinstance(exc.code, int) else 1
         except Exception:  # a crash is the command's, not the engine's
-            traceback.print_exc()
+            with contextlib.suppress(OSError, ValueError):
+                traceback.print_exc()
             return 1
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush()
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
         for target, fd in enumerate(saved_fds):
             os.dup2(fd, target)
         close_all(saved_fds)
@@ -164,6 +177,24 @@ def stop_spark(spark: Any) -> None:
             process.wait(timeout=60)
         except Exception:
             process.kill()
+
+
+def _end_now(spark: Any, home: Path) -> Callable[[int, Any], None]:
+    """The SIGTERM handler (Ctrl-C in a command): end the JVM, which holds the
+    metastore, before this process, as a command's own process ends with its
+    JVM; the caller waits for this process to be gone."""
+
+    def handler(signum: int, frame: Any) -> None:
+        gateway = getattr(spark.sparkContext, "_gateway", None)
+        process = getattr(gateway, "proc", None)
+        if process is not None:
+            with contextlib.suppress(Exception):
+                process.kill()
+                process.wait(timeout=30)
+        remove_record(home, os.getpid())
+        os._exit(128 + signum)
+
+    return handler
 
 
 def parse_args(argv: Sequence[str]) -> tuple[float, list[str]]:
@@ -231,6 +262,7 @@ def serve(argv: Sequence[str]) -> int:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
     spark, listener, record = opened
+    signal.signal(signal.SIGTERM, _end_now(spark, home))
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     cli.status(f"serving commands as the {record.describe()}")
@@ -265,7 +297,15 @@ def serve(argv: Sequence[str]) -> int:
             last_used = time.monotonic()
             busy.release()
     finally:
-        listener.close()  # callers arriving now wait for this process to end
+        # Callers arriving now find no engine; one already queued is told so.
+        address.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        while not requests.empty():
+            late = requests.get_nowait()
+            close_all(late.fds)
+            reply(late.connection, NOT_RUN, "the engine stopped before running it")
         with contextlib.ExitStack() as stack:
             # A command in a process of its own waits for the JVM's end.
             with contextlib.suppress(HomeLockedError):

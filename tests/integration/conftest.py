@@ -85,7 +85,7 @@ class Server:
         if record is None:
             return
         if self._tsdedup(["engine", "stop"]).code != 0:
-            os.kill(record.pid, signal.SIGKILL)
+            os.killpg(record.pid, signal.SIGKILL)  # the engine, its JVM, its workers
 
 
 @dataclass

@@ -32,9 +32,22 @@ def record_for(pid: int, tmp_path: Path) -> EngineRecord:
 
 
 def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(tmp_path: Path) -> None:
-    live = record_for(os.getpid(), tmp_path)
-    engine.write_record(tmp_path, live)
-    assert engine.read_record(tmp_path) == live
+    # A process whose command line is an engine's.
+    stand_in = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "python_udfs.engine_server"]
+    )
+    try:
+        live = record_for(stand_in.pid, tmp_path)
+        engine.write_record(tmp_path, live)
+        assert engine.read_record(tmp_path) == live
+    finally:
+        stand_in.kill()
+        stand_in.wait()
+
+    # A live process that is not an engine (a process id reused after a restart).
+    engine.write_record(tmp_path, record_for(os.getpid(), tmp_path))
+    assert engine.read_record(tmp_path) is None
+    assert not engine.record_path(tmp_path).exists()
 
     finished = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
@@ -199,3 +212,25 @@ def test_only_the_engines_own_user_may_connect() -> None:
     assert engine_server.same_user(right)
     left.close()
     right.close()
+
+
+def test_a_caller_that_went_away_costs_the_command_not_the_engine(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the caller's pipe is gone
+    saved = sys.stdout
+
+    def command() -> int:
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - left for the engine to drop
+        sys.stdout.write("never read")
+        raise SystemExit
+
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        assert engine_server.run_with_descriptors([null, write_end, null], {}, "/", command) == 0
+        assert sys.stdout is saved
+        missing = str(tmp_path / "deleted")
+        assert engine_server.run_with_descriptors([null, null, null], {}, missing, command) == 1
+        assert os.getcwd() != missing
+    finally:
+        os.close(write_end)
+        os.close(null)
