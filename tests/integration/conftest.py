@@ -48,6 +48,20 @@ class Result:
         return self
 
 
+def run_tsdedup(args: list[str], cwd: Path, env: dict[str, str], timeout: int) -> Result:
+    """The installed ``tsdedup`` command in a new process, its output captured."""
+    done = subprocess.run(
+        [str(TSDEDUP), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
 class Server:
     """The workspace's resident engine. A command that needs other Spark
     settings stops it and runs on its own; the next command starts it again."""
@@ -59,16 +73,7 @@ class Server:
         self._start()
 
     def _tsdedup(self, args: list[str], timeout: int = 600) -> Result:
-        done = subprocess.run(
-            [str(TSDEDUP), *args],
-            cwd=self.cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        return Result(done.returncode, done.stdout, done.stderr)
+        return run_tsdedup(args, self.cwd, self.env, timeout)
 
     def _start(self) -> None:
         self._tsdedup(["engine", "start", "--idle-minutes", "20"]).check()
@@ -140,19 +145,10 @@ class Workspace:
                 self.server = Server(self.env(), self.project)
             return self.server.run(list(args), self.env(), timeout)
         self.stop()
-        done = subprocess.run(
-            [str(TSDEDUP), *args],
-            cwd=self.project,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        return Result(done.returncode, done.stdout, done.stderr)
+        return run_tsdedup(list(args), self.project, self.env(), timeout)
 
     def stop(self) -> None:
-        """Stop the long-lived process (it holds the metastore open)."""
+        """Stop the workspace's engine (it holds the metastore open)."""
         if self.server is not None:
             self.server.stop()
             self.server = None

@@ -234,3 +234,40 @@ def test_a_caller_that_went_away_costs_the_command_not_the_engine(tmp_path: Path
     finally:
         os.close(write_end)
         os.close(null)
+
+
+def test_the_engine_survives_bad_requests_and_a_request_it_did_not_run_runs_elsewhere(
+    tmp_path: Path,
+) -> None:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address = str(tmp_path / "s.sock")
+    listener.bind(address)
+    listener.listen(2)
+    requests: queue.Queue[engine_server.Request] = queue.Queue()
+    threading.Thread(
+        target=engine_server.accept_loop,
+        args=(listener, requests, engine_server.Busy()),
+        daemon=True,
+    ).start()
+    record = EngineRecord(**{**record_for(os.getpid(), tmp_path).__dict__, "socket": address})
+
+    # Not a JSON object: the connection is closed, the engine goes on.
+    bad = engine._connect(record)
+    payload = b"[1, 2]"
+    bad.sendall(len(payload).to_bytes(8, "big") + payload)
+    assert bad.recv(16) == b""
+    bad.close()
+
+    # A request the engine took and then stopped without running: the caller
+    # hears so and runs the command in a process of its own (EngineError).
+    def answer_not_run() -> None:
+        taken = requests.get(timeout=10)
+        engine_server.close_all(taken.fds)
+        engine_server.reply(taken.connection, engine.NOT_RUN, "stopped")
+
+    answering = threading.Thread(target=answer_not_run)
+    answering.start()
+    with pytest.raises(engine.EngineError, match="stopped before running the command"):
+        engine.run_in_engine(record, tmp_path, ["run"])
+    answering.join()
+    listener.close()
