@@ -10,7 +10,7 @@ macro namespace, `adapter.dispatch`, `var` with the values of dbt_project.yml,
 `env_var`, `run_started_at`, `invocation_id`, `exceptions`, `log`, `modules`.
 
 As while dbt parses a project, `execute` is false: no macro queries the
-warehouse, and the macros that would (measurement_columns, read_chunk_watermark,
+warehouse, and the macros that would (measurement_columns, read_measurement_state,
 ...) return what they return at parse time.
 """
 

@@ -30,8 +30,8 @@
             ~ ' order by day'
         ).rows -%}
         {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files or with deleted rows", info=True) }}
-        {%- set before = tsdedup.table_properties(table.relation) -%}
-        {%- set index_was_current = before.get('tsdedup.key_index_snapshot_id') == before.get('current-snapshot-id', 'none') -%}
+        {%- set before = tsdedup.read_measurement_state(table.relation) -%}
+        {%- set index_was_current = before['key_index_snapshot_id'] == before['snapshot_id'] -%}
         {%- for day, file_count, partition_key_json in candidates -%}
             {%- set order = [] -%}
             {%- for column in (fromjson(partition_key_json) if partition_key_json else ['time']) -%}
@@ -68,8 +68,13 @@ call {{ catalog }}.system.rewrite_data_files(
         {%- if candidates and not dry_run and index_was_current -%}
             {#- Compaction moves rows between files, never keys: the key index
                 still describes the table, now as of the compacted snapshot. -#}
-            {%- set after = tsdedup.table_properties(table.relation) -%}
-            {%- do run_query("alter table " ~ table.relation ~ " set tblproperties ('tsdedup.key_index_snapshot_id' = '" ~ after.get('current-snapshot-id', 'none') ~ "')") -%}
+            {%- set after = tsdedup.read_measurement_state(table.relation) -%}
+            {%- set record_sql = tsdedup.set_properties_if_changed(table.relation, after['properties'], {
+                tsdedup.measurement_state_properties()['key_index_snapshot_id']: after['snapshot_id'],
+            }) -%}
+            {%- if record_sql -%}
+                {%- do run_query(record_sql) -%}
+            {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
 {% endmacro %}

@@ -14,9 +14,9 @@
         and node.config.materialized == 'measurement'
         and (models is none or node.name in models) -%}
         {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-        {%- set properties = tsdedup.table_properties(relation) -%}
-        {%- if 'tsdedup.measurement' in properties -%}
-            {%- do found.append({'model': node.name, 'relation': relation, 'measurement': properties['tsdedup.measurement']}) -%}
+        {%- set state = tsdedup.read_measurement_state(relation) -%}
+        {%- if state['measurement'] is not none -%}
+            {%- do found.append({'model': node.name, 'relation': relation, 'measurement': state['measurement']}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if models is not none -%}

@@ -6,12 +6,14 @@
         commit, so a rebuild that fails leaves the old table and its rows as
         they were (dbt-spark's incremental materialization drops the table
         first);
-      - incremental run with nothing new (write mode `none`): no statement;
+      - incremental run with nothing new (write mode `none`): no write;
       - incremental run: the model's rows go to a temporary view, new columns
         are added to the table, and measurement_write_sql writes them in the
         mode the model's SQL names (append, row-level merge or overwrite of the
         touched day partitions).
 
+    Then, in every case, record_measurement_state brings the key index up to
+    date and writes the table's state record (one commit, only if it changed).
     is_incremental() is true for it as for dbt's incremental models.
 #}
 {% materialization measurement, adapter='spark', supported_languages=['sql'] %}
@@ -23,6 +25,11 @@
     {%- set target_relation = this -%}
     {%- set existing_relation = load_relation(this) -%}
     {%- set full_refresh = should_full_refresh() -%}
+    {%- set meta = config.get('meta') or {} -%}
+    {%- if 'tsdedup_measurement' not in meta -%}
+        {% do exceptions.raise_compiler_error("the measurement materialization builds models whose SQL is tsdedup.measurement(...); "
+            ~ this ~ " is not one (its meta has no tsdedup_measurement)") %}
+    {%- endif -%}
     {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'})
         .include(database=false, schema=false) -%}
 
@@ -39,12 +46,14 @@
         {%- set existing_relation = none -%}
     {%- endif -%}
 
+    {%- set wrote = true -%}
     {%- if existing_relation is none or full_refresh -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
         {%- endcall -%}
     {%- elif tsdedup.write_mode_header() == '/* tsdedup write mode: none */' -%}
         {#- No new point and no new column: the table stays as it is. -#}
+        {%- set wrote = false -%}
         {%- call noop_statement('main', 'OK (nothing new)') -%}
             -- {{ target_relation }}: nothing to write (no new point, no new column)
         {%- endcall -%}
@@ -54,9 +63,12 @@
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
         {%- call statement('main') -%}
-            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation) }}
+            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, meta['tsdedup_measurement']) }}
         {%- endcall -%}
     {%- endif -%}
+    {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
+    {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
+        meta.get('tsdedup_dedup_mode', 'fields'), existing_relation is none or full_refresh, wrote) -%}
 
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}
     {%- do apply_grants(target_relation, config.get('grants'), should_revoke) -%}

@@ -15,12 +15,13 @@
     Appends and overwrites come sorted by each day's own key, so the table's
     write order (set for a merge) is cleared first.
 #}
-{% macro measurement_write_sql(source, target, existing) %}
+{% macro measurement_write_sql(source, target, existing, measurement_name) %}
     {%- set header = tsdedup.write_mode_header() -%}
+    {%- set state = tsdedup.read_measurement_state(target) -%}
     {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
-        {{ return(tsdedup.merge_measurement_sql(source, target, header)) }}
+        {{ return(tsdedup.merge_measurement_sql(source, target, header, measurement_name, state)) }}
     {%- endif -%}
-    {%- do tsdedup.set_write_order(target, []) -%}
+    {%- do tsdedup.set_write_order(target, [], state) -%}
     {%- if header == '/* tsdedup write mode: append */' -%}
         {{ return(get_insert_into_sql(source, target)) }}
     {%- elif header == '/* tsdedup write mode: overwrite */' -%}

@@ -27,13 +27,13 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set properties = tsdedup.table_properties(table) -%}
-    {%- if 'tsdedup.measurement' not in properties or 'tsdedup.last_chunk_seq' not in properties -%}
+    {%- set state = tsdedup.read_measurement_state(table) -%}
+    {%- if state['measurement'] is none or state['watermark'] is none -%}
         {% do exceptions.raise_compiler_error("tsdedup.live_measurement: " ~ table ~ " is not a measurement table built by tsdedup.measurement (it has no tsdedup.measurement property); build it first") %}
     {%- endif -%}
-    {%- set measurement_name = properties['tsdedup.measurement'] -%}
-    {%- set mode = properties.get('tsdedup.dedup_mode', 'fields') -%}
-    {%- set watermark = properties['tsdedup.last_chunk_seq'] | int -%}
+    {%- set measurement_name = state['measurement'] -%}
+    {%- set mode = state['dedup_mode'] or 'fields' -%}
+    {%- set watermark = state['watermark'] -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- set stored_columns = [] -%}
     {%- for column in adapter.get_columns_in_relation(table) -%}

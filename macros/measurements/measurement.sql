@@ -12,7 +12,7 @@
     Rows are written day by day in each day partition's sort key (sort_keys).
 
     Incremental: a run reads the chunks ingested since the table's watermark
-    (see read_chunk_watermark.sql) and writes them in one of three modes that
+    (its state record, read_measurement_state) and writes them in one of three modes that
     plan_measurement_write decides from metadata:
       - append: nothing stored can share a key with them; they are deduplicated
         among themselves and inserted, nothing stored is read or rewritten;
@@ -34,17 +34,14 @@
     {%- endif -%}
     {%- set mode = dedup_mode or var('tsdedup_dedup_mode', 'fields') -%}
     {%- do tsdedup.validate_dedup_mode(mode) -%}
-    {#- After the data commit, record the measurement, its winner rule and the new
-        watermark, then bring the key index up to date (rendered then, not now;
-        the name travels as a JSON string literal, so no name can break out of it). -#}
-    {#- The measurement is in the model's meta, so rpt_measurements knows which
-        measurements have a table from the project alone. -#}
-    {{ config(post_hook=[
-        "{{ tsdedup.record_chunk_watermark(this, " ~ (measurement_name | tojson) ~ ", " ~ (mode | tojson) ~ ") }}",
-        "{{ tsdedup.update_key_index(this, 'clear') }}",
-        "{{ tsdedup.update_key_index(this, 'fill') }}",
-        "{{ tsdedup.record_key_index(this) }}",
-    ], meta={'tsdedup_measurement': measurement_name}) }}
+    {#- The measurement and winner rule are in the model's meta: the materialization
+        records them with the table's state (record_measurement_state), and
+        rpt_measurements knows which measurements have a table from the project alone. -#}
+    {{ config(meta={'tsdedup_measurement': measurement_name, 'tsdedup_dedup_mode': mode}) }}
+    {%- if execute and config.get('materialized') != 'measurement' -%}
+        {% do exceptions.raise_compiler_error("tsdedup.measurement('" ~ measurement_name ~ "'): " ~ this
+            ~ " must be materialized as 'measurement', not '" ~ config.get('materialized') ~ "'") %}
+    {%- endif -%}
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
@@ -56,7 +53,8 @@
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
     {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns={}, mode='rebuild') -%}
     {%- if is_incremental() -%}
-        {%- set watermark = tsdedup.read_chunk_watermark(this) -%}
+        {%- set state = tsdedup.read_measurement_state(this) -%}
+        {%- set watermark = state['watermark'] -%}
         {%- if watermark is none -%}
             {#- A run that died between creating the table and recording its
                 watermark: merging every chunk again into what the table holds
@@ -64,18 +62,18 @@
             {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
             {%- set watermark = 0 -%}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark, state) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
-        {#- A row-level merge reads the table's recorded measurement and winner
-            rule, which only a completed run leaves behind. -#}
+        {#- Without a recorded watermark the table may hold any chunk: overwrite
+            the touched partitions rather than merge row by row. -#}
         {%- set merge.mode = 'overwrite' if plan['mode'] == 'merge' and watermark == 0 else plan['mode'] -%}
         {%- set merge.days = plan['days'] -%}
         {%- set merge.match_days = plan['overlapping_days'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
-        {%- set retracted_days = tsdedup.retracted_days(this, catalog_relation, measurement_name, watermark) -%}
+        {%- set retracted_days = tsdedup.retracted_days(catalog_relation, measurement_name, watermark, state['retraction_seq']) -%}
         {%- if retracted_days -%}
             {#- Retracted chunks had points in these days: they are rebuilt from
                 the raw log, with the days the new chunks touch. -#}

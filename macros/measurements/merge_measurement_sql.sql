@@ -24,7 +24,8 @@
     written in the days' shared sort key, set as the table's write order first.
 
     `header` is the model's write-mode comment, e.g.
-    `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`.
+    `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`;
+    `state` the table's state record (read_measurement_state).
 
     Mode 'replace' (`/* tsdedup write mode: replace, days: ... */`, after a
     retraction): `source` holds every row of those days, rebuilt from the raw
@@ -32,7 +33,7 @@
     that `source` no longer has is deleted; all in one commit, even for a day
     left with no row.
 #}
-{% macro merge_measurement_sql(source, target, header) %}
+{% macro merge_measurement_sql(source, target, header, measurement_name, state) %}
     {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+) \\*/', header) -%}
     {%- if not found -%}
         {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge or replace write mode comment: " ~ header[:200]) %}
@@ -40,18 +41,13 @@
     {%- set replace = found.group(1) == 'replace' -%}
     {%- set winner_rule = found.group(2) -%}
     {%- set days = found.group(3).split() -%}
-    {%- set properties = tsdedup.table_properties(target) -%}
-    {%- set measurement_name = properties.get('tsdedup.measurement') -%}
-    {%- if measurement_name is none -%}
-        {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ " records no measurement (table property tsdedup.measurement); run it with --full-refresh") %}
-    {%- endif -%}
     {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
     {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', names) | list -%}
     {%- set fields = names | reject('in', tags + ['time', 'time_ns']) | list -%}
 
     {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
-    {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns']) -%}
-    {%- if properties.get('write.merge.mode') != 'merge-on-read' -%}
+    {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns'], state) -%}
+    {%- if not state['merge_on_read'] -%}
         {#- Tables created before measurement tables were merge-on-read. -#}
         {%- do run_query("alter table " ~ target ~ " set tblproperties ('write.merge.mode' = 'merge-on-read')") -%}
     {%- endif -%}

@@ -31,18 +31,18 @@
         partitions and overwrites those partitions, which costs about what a
         row-level merge would and leaves no deletes behind.
 
+    `state` is the table's state record (read_measurement_state).
     Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
     'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates]}.
     `overlapping_days` are the partitions that may hold a new key.
 #}
-{% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk) %}
+{% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk, state) %}
     {%- if not execute -%}
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': []}) }}
     {%- endif -%}
     {%- set index = tsdedup.key_index_relation() -%}
-    {%- set properties = tsdedup.table_properties(relation) -%}
-    {%- set index_current = properties.get('tsdedup.key_index_chunk_seq') == after_chunk | string
-        and properties.get('tsdedup.key_index_snapshot_id') == properties.get('current-snapshot-id', 'none') -%}
+    {%- set index_current = state['key_index_chunk_seq'] == after_chunk
+        and state['key_index_snapshot_id'] == state['snapshot_id'] -%}
     {%- set sql -%}
         with new_points as (
             select

@@ -4,13 +4,13 @@
     that order, ascending, NULLs first, as the models sort; within each write
     task, so rows are not re-distributed. With no columns, clear the order,
     so overwrites and appends, which come sorted by each day's own key, are
-    written as they come.
+    written as they come. `state`: the table's state record.
 #}
-{% macro set_write_order(relation, columns) %}
+{% macro set_write_order(relation, columns, state) %}
     {%- if columns -%}
         {%- do run_query("alter table " ~ relation ~ " write locally ordered by "
             ~ tsdedup.quote_identifiers(columns) | join(', ')) -%}
-    {%- elif 'sort-order' in tsdedup.table_properties(relation) -%}
+    {%- elif state['write_ordered'] -%}
         {%- do run_query("alter table " ~ relation ~ " write unordered") -%}
     {%- endif -%}
 {% endmacro %}

@@ -5,11 +5,10 @@
     chunks up to the table's watermark. Later chunks were never merged, so
     nothing of theirs is stored. A sorted list of ISO dates.
 #}
-{% macro retracted_days(relation, catalog_relation, measurement_name, watermark) %}
+{% macro retracted_days(catalog_relation, measurement_name, watermark, applied) %}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
-    {%- set applied = tsdedup.table_properties(relation).get('tsdedup.retraction_seq', '0') | int -%}
     {%- set sql -%}
         select distinct cast(c.partition_day as string) as partition_day
         from {{ catalog_relation }} as c

@@ -23,9 +23,9 @@
             schema=result.node.schema,
             identifier=result.node.alias,
         ) -%}
-        {%- set properties = tsdedup.table_properties(relation) -%}
-        {%- if 'tsdedup.measurement' in properties -%}
-            {%- set select = tsdedup.run_statistics_rows(relation, result, properties) -%}
+        {%- set state = tsdedup.read_measurement_state(relation) -%}
+        {%- if state['measurement'] is not none -%}
+            {%- set select = tsdedup.run_statistics_rows(relation, result, state) -%}
             {%- if select -%}
                 {%- do selects.append(select) -%}
             {%- endif -%}

@@ -3,7 +3,7 @@
     row per day partition the run changed or merged chunks into, or '' when the
     run committed nothing to the table.
 #}
-{% macro run_statistics_rows(relation, result, properties) %}
+{% macro run_statistics_rows(relation, result, state) %}
     {%- set since = "timestamp'" ~ run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "'" -%}
     {%- set commits = run_query(
         'select count(*), min_by(parent_id, committed_at), max_by(snapshot_id, committed_at)'
@@ -13,15 +13,15 @@
         {{ return('') }}
     {%- endif -%}
     {%- set before_snapshot, after_snapshot = commits[1], commits[2] -%}
-    {%- set previous_chunk = properties.get('tsdedup.previous_chunk_seq', '0') | int -%}
-    {%- set last_chunk = properties.get('tsdedup.last_chunk_seq', '0') | int -%}
+    {%- set previous_chunk = state['previous_watermark'] -%}
+    {%- set last_chunk = state['watermark'] or 0 -%}
     {%- set catalog = tsdedup.model_relation('sort_key_catalog') -%}
     {%- set sql -%}
 select
     {{ tsdedup.string_literal(invocation_id) }} as invocation_id,
     {{ since }} as run_started_at,
     {{ tsdedup.string_literal(result.node.name) }} as model_name,
-    {{ tsdedup.string_literal(properties['tsdedup.measurement']) }} as measurement,
+    {{ tsdedup.string_literal(state['measurement']) }} as measurement,
     d.partition_day,
     {{ 'true' if previous_chunk == 0 else 'false' }} as full_refresh,
     {{ after_snapshot }} as snapshot_id,
@@ -46,7 +46,7 @@ from (
         select partition_day
         from {{ catalog }}
         where
-            measurement = {{ tsdedup.string_literal(properties['tsdedup.measurement']) }}
+            measurement = {{ tsdedup.string_literal(state['measurement']) }}
             and chunk_seq > {{ previous_chunk }} and chunk_seq <= {{ last_chunk }}
     ) as days
 ) as d
@@ -75,7 +75,7 @@ left join (
         sum(point_count) as points_merged
     from {{ catalog }}
     where
-        measurement = {{ tsdedup.string_literal(properties['tsdedup.measurement']) }}
+        measurement = {{ tsdedup.string_literal(state['measurement']) }}
         and chunk_seq > {{ previous_chunk }} and chunk_seq <= {{ last_chunk }}
     group by partition_day
 ) as m

@@ -45,7 +45,7 @@ from tests.reference import expected_from_files
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 SEEDS = list(range(int(os.environ.get("TSDEDUP_CRASH_SEEDS", "1"))))
-AFTER_DATA_COMMIT = "'tsdedup.previous_chunk_seq'"  # the post-hook after the data commit
+AFTER_DATA_COMMIT = "data committed; recording its state"  # logged right after the data commit
 BUILD_MOMENTS = [
     ("ingest", "Began running node model.tsdedup.raw_chunks", 8.0),
     ("ingest commit", "insert into table tsdedup.raw_chunks", 2.0),

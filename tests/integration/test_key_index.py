@@ -43,7 +43,7 @@ def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
 
 
 def key_index_update(ws: Workspace) -> str:
-    """The statement the last run's post-hook added new keys to the index with."""
+    """The statement the last run added new keys to the index with."""
     log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
     start = log.rindex("insert into tsdedup.key_index")
     return log[start : log.index("known.key_hash", start)]

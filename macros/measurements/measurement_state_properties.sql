@@ -1,0 +1,16 @@
+{#
+    The table properties that hold a measurement table's state record: field of
+    the record (read_measurement_state) -> property name. The one place that
+    names them.
+#}
+{% macro measurement_state_properties() %}
+    {{ return({
+        'measurement': 'tsdedup.measurement',
+        'dedup_mode': 'tsdedup.dedup_mode',
+        'watermark': 'tsdedup.last_chunk_seq',
+        'previous_watermark': 'tsdedup.previous_chunk_seq',
+        'retraction_seq': 'tsdedup.retraction_seq',
+        'key_index_chunk_seq': 'tsdedup.key_index_chunk_seq',
+        'key_index_snapshot_id': 'tsdedup.key_index_snapshot_id',
+    }) }}
+{% endmacro %}
