@@ -38,7 +38,8 @@
         records them with the table's state (record_measurement_state), and
         rpt_measurements knows which measurements have a table from the project alone. -#}
     {{ config(meta={'tsdedup_measurement': measurement_name, 'tsdedup_dedup_mode': mode}) }}
-    {%- if execute and config.get('materialized') != 'measurement' -%}
+    {#- dbt's unit tests compile the model as materialized 'unit'. -#}
+    {%- if execute and config.get('materialized') not in ['measurement', 'unit'] -%}
         {% do exceptions.raise_compiler_error("tsdedup.measurement('" ~ measurement_name ~ "'): " ~ this
             ~ " must be materialized as 'measurement', not '" ~ config.get('materialized') ~ "'") %}
     {%- endif -%}

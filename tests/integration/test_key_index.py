@@ -108,3 +108,16 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
         == [{"n": len(table), "distinct_keys": len(table)}]
         == [{"n": 70, "distinct_keys": 70}]
     )
+
+    # The table's state is recorded by the measurement materialization: a
+    # measurement model built another way is refused before anything is written.
+    (ws.project / "models" / "measurements" / "idx_as_table.sql").write_text(
+        "{{ config(materialized='table') }}\n{{ tsdedup.measurement('idx') }}\n", encoding="utf-8"
+    )
+    refused = ws.tsdedup("run", "--select", "idx_as_table")
+    assert refused.code != 0
+    assert (
+        "tsdedup.measurement('idx'): tsdedup.idx_as_table must be materialized as"
+        " 'measurement', not 'table'" in refused.stdout
+    )
+    (ws.project / "models" / "measurements" / "idx_as_table.sql").unlink()
