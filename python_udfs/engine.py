@@ -31,12 +31,14 @@ import json
 import os
 import signal
 import socket
+import stat
 import struct
 import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from importlib import metadata
 from pathlib import Path
 
 RECORD_NAME = "engine.json"
@@ -76,23 +78,70 @@ def record_path(home: Path) -> Path:
     return home / RECORD_NAME
 
 
+def _private(folder: Path) -> bool:
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def socket_folder() -> Path:
+    """A folder only this user can enter, so another user cannot put a socket or
+    a link where the engine will listen: ``$XDG_RUNTIME_DIR`` when it is such a
+    folder, else ``tsdedup-<uid>`` in the temporary folder, created mode 0700."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and _private(Path(runtime)):
+        return Path(runtime)
+    folder = Path(tempfile.gettempdir()) / f"tsdedup-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    if not _private(folder):
+        raise EngineError(
+            f"the engine's socket folder {folder} is not a folder private to this user "
+            "(owned by it, mode 0700): remove it, or set XDG_RUNTIME_DIR to such a folder"
+        )
+    return folder
+
+
 def socket_path(home: Path) -> Path:
     """A short path for the engine's socket (Unix socket paths are limited to
-    about 100 bytes; a state folder's path may be longer)."""
+    about 100 bytes; a state folder's path may be longer), in socket_folder()."""
     key = hashlib.sha256(str(home.resolve()).encode("utf-8")).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"tsdedup-{os.getuid()}-{key}.sock"
+    return socket_folder() / f"tsdedup-{key}.sock"
 
 
-def fingerprint(conf: Mapping[str, str]) -> str:
-    """What a session depends on: its Spark settings, the Python and this
+# Settings outside the Spark conf that shape a session: the JVM it starts and
+# the log level set on it.
+_SESSION_ENVIRONMENT = (
+    "TSDEDUP_SPARK_LOG_LEVEL",
+    "JAVA_HOME",
+    "JAVA_TOOL_OPTIONS",
+    "SPARK_CONF_DIR",
+    "SPARK_HOME",
+    "HADOOP_CONF_DIR",
+)
+_SESSION_PACKAGES = ("pyspark", "pyarrow", "dbt-core", "dbt-spark")
+
+
+def fingerprint(conf: Mapping[str, str], environ: Mapping[str, str] | None = None) -> str:
+    """What a session depends on: its Spark settings, the environment its JVM
+    starts with, the Python, the versions of the packages it runs and this
     package's code. A command whose fingerprint differs needs another engine."""
+    environ = os.environ if environ is None else environ
     digest = hashlib.sha256()
     digest.update(json.dumps(sorted(conf.items())).encode("utf-8"))
+    digest.update(json.dumps([environ.get(name) for name in _SESSION_ENVIRONMENT]).encode("utf-8"))
     digest.update(sys.executable.encode("utf-8"))
+    for name in _SESSION_PACKAGES:
+        try:
+            digest.update(f"{name}={metadata.version(name)}\0".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=\0".encode())
     package = Path(__file__).resolve().parent
     for source in sorted(package.rglob("*.py")):
-        stat = source.stat()
-        digest.update(f"{source}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        info = source.stat()
+        digest.update(f"{source}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     return digest.hexdigest()
 
 
@@ -179,7 +228,19 @@ def send_request(sock: socket.socket, request: Mapping[str, object], fds: Sequen
 
 
 def receive_request(sock: socket.socket) -> tuple[dict[str, object], list[int]]:
+    """A request and the descriptors that came with it; on any error the
+    descriptors are closed before it is raised."""
     data, fds, _flags, _address = socket.recv_fds(sock, 1 << 16, 3)
+    try:
+        return _parse_request(sock, data), list(fds)
+    except BaseException:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        raise
+
+
+def _parse_request(sock: socket.socket, data: bytes) -> dict[str, object]:
     while len(data) < _LENGTH_BYTES:
         more = sock.recv(1 << 16)
         if not more:
@@ -191,7 +252,8 @@ def receive_request(sock: socket.socket) -> tuple[dict[str, object], list[int]]:
         if not more:
             raise EngineError("the request ended early")
         data += more
-    return json.loads(data[_LENGTH_BYTES : _LENGTH_BYTES + length]), list(fds)
+    body: dict[str, object] = json.loads(data[_LENGTH_BYTES : _LENGTH_BYTES + length])
+    return body
 
 
 def _receive_reply(sock: socket.socket) -> dict[str, object] | None:

@@ -255,8 +255,8 @@ def serve(argv: Sequence[str]) -> int:
     project_dir = cli.find_project_dir(target_args)
     cli.configure_environment(project_dir)
     home = Path(os.environ["TSDEDUP_HOME"])
-    address = socket_path(home)
     try:
+        address = socket_path(home)
         opened = open_engine(home, address, target_args, idle_minutes)
     except (HomeLockedError, EngineError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import queue
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -82,11 +83,56 @@ def test_the_fingerprint_follows_every_spark_setting() -> None:
     assert engine.fingerprint(conf) != engine.fingerprint({**conf, "spark.x": "1"})
 
 
-def test_the_socket_path_is_short_and_one_per_state_folder(tmp_path: Path) -> None:
+def test_the_fingerprint_follows_the_jvms_environment() -> None:
+    conf = {"spark.master": "local[2]"}
+    environ = {"PATH": "/usr/bin"}
+    assert engine.fingerprint(conf, environ) == engine.fingerprint(conf, {**environ, "X": "1"})
+    for name in ("TSDEDUP_SPARK_LOG_LEVEL", "JAVA_HOME", "JAVA_TOOL_OPTIONS", "SPARK_CONF_DIR"):
+        changed = engine.fingerprint(conf, {**environ, name: "other"})
+        assert changed != engine.fingerprint(conf, environ), name
+
+
+def test_the_socket_path_is_short_and_one_per_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 8)
     assert len(str(engine.socket_path(deep))) < 100
     assert engine.socket_path(deep) != engine.socket_path(deep / "other")
     assert engine.socket_path(deep) == engine.socket_path(deep / "x" / "..")
+    folder = engine.socket_path(deep).parent
+    assert folder == Path(engine.tempfile.gettempdir()) / f"tsdedup-{os.getuid()}"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_the_socket_lives_in_a_folder_no_other_user_can_enter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setattr(engine.tempfile, "gettempdir", lambda: str(tmp_path))
+    assert engine.socket_path(tmp_path).parent == runtime
+    runtime.chmod(0o755)  # a runtime folder others can enter is not used
+    assert engine.socket_path(tmp_path).parent == tmp_path / f"tsdedup-{os.getuid()}"
+    # A folder of that name that others can write to (as another user would
+    # leave it) is refused with a message that says what to do.
+    (tmp_path / f"tsdedup-{os.getuid()}").chmod(0o777)
+    with pytest.raises(engine.EngineError, match="not a folder private to this user"):
+        engine.socket_path(tmp_path)
+
+
+def test_descriptors_of_a_request_that_cannot_be_read_are_closed(tmp_path: Path) -> None:
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with open(tmp_path / "out.txt", "w", encoding="utf-8") as out:
+        # a length header promising more than is sent, then the caller hangs up
+        socket.send_fds(left, [(100).to_bytes(8, "big") + b"{"], [out.fileno()])
+        left.close()
+        before = set(os.listdir("/proc/self/fd"))
+        with pytest.raises(engine.EngineError, match="ended early"):
+            engine.receive_request(right)
+        assert set(os.listdir("/proc/self/fd")) <= before
+    right.close()
 
 
 def test_a_request_carries_its_body_and_the_callers_descriptors(tmp_path: Path) -> None:
