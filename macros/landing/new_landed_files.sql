@@ -99,6 +99,11 @@
         {%- set next_seq.value = run_query(max_sql).columns[0].values()[0] | int -%}
     {%- endif -%}
 
+    {#- Files with the name of an ingested file but another size or time: which of
+        them still hold the content ingested under that name, found with one
+        query over all of them (one scan, however many files were touched). -#}
+    {%- set unchanged = tsdedup._unchanged_landed_files(registry, listed.rows | selectattr('name_seen') | list) -%}
+
     {%- set files = [] -%}
     {%- set deferred = namespace(count=0) -%}
     {%- for row in listed.rows -%}
@@ -108,22 +113,9 @@
             {%- set keep.value = false -%}
             {{ log("tsdedup: not ingesting " ~ row['source_file'] ~ ": a file name with ':' cannot be read; rename the file"
                 ~ " (until then the new files are read one by one, which is slower)", info=True) }}
-        {%- elif row['name_seen'] -%}
-            {#- Same name as an ingested file but another size or time: compare content. -#}
-            {%- set same_sql -%}
-                select count(*) from {{ registry }}
-                where
-                    row_kind = 'chunk'
-                    and source_file = {{ tsdedup.string_literal(row['source_file']) }}
-                    and content_sha256 = {% if row['source_bytes'] == 0 -%}
-                        sha2(x'', 256)
-                    {%- else -%}
-                    (
-                        select sha2(content, 256) from {{ tsdedup.binary_file_path(row['source_path']) }}
-                    )
-                    {%- endif %}
-            {%- endset -%}
-            {%- set keep.value = (run_query(same_sql).columns[0].values()[0] | int) == 0 -%}
+        {%- elif row['source_file'] in unchanged -%}
+            {#- Same name and content as an ingested file, another size or time. -#}
+            {%- set keep.value = false -%}
         {%- endif -%}
         {%- if keep.value and files | length < max_files -%}
             {%- do files.append({

@@ -156,6 +156,31 @@ def test_second_run_without_new_files_changes_nothing(module_workspace: Workspac
     assert as_set(after[2], columns) == as_set(before[2], columns)
 
 
+def test_touched_files_are_compared_by_content_in_one_statement(
+    module_workspace: Workspace,
+) -> None:
+    """Files that keep their name but get a new time (a copy that does not keep
+    times) are not ingested again if their content is the one ingested; one
+    whose content changed is. All are compared in one statement."""
+    ws = module_workspace
+    (before,) = ws.sql("select max(chunk_seq) as last from tsdedup.raw_chunks")
+    # The sample files, ingested from the sample folder, copied without their times.
+    landed = [ws.land(path.name, path.read_bytes()) for path in sorted(SAMPLE.iterdir())]
+    changed = next(p for p in landed if p.suffix == ".lp")
+    changed.write_bytes(changed.read_bytes() + b"\n")  # the same points, new content
+    log = ws.project / "logs" / "dbt.log"
+    start = len(log.read_text(encoding="utf-8"))
+    result = ws.tsdedup("run").check()
+    assert "1 new file(s) to ingest" in result.stdout
+    (chunks,) = ws.sql(
+        "select source_file from tsdedup.stg_chunks"
+        f" where chunk_seq > {before[0]['last']} order by chunk_seq"
+    )
+    assert [c["source_file"] for c in chunks] == [changed.name]
+    assert len(landed) > 2
+    assert log.read_text(encoding="utf-8")[start:].count("select distinct landed.source_file") == 1
+
+
 def test_same_file_under_a_new_name_leaves_tables_unchanged(module_workspace: Workspace) -> None:
     ws = module_workspace
     columns = MODEL_COLUMNS["h2o"]
