@@ -16,8 +16,9 @@ Locking is the same as without it: the engine takes the state folder's lock
 (python_udfs/state.py) while it starts and for each command, so a command that
 arrives while another one runs stops at once with the same message, and a
 command in a process of its own never opens the metastore while the engine has
-it. Interrupting a command (Ctrl-C) stops the engine, as it stops a command's
-own process; the next run finishes what the interrupted one started.
+it. Interrupting a command (Ctrl-C), or killing its caller, stops the engine, as
+it stops a command's own process; the next run finishes what the interrupted
+one started.
 
     engine.json  in the state folder: the engine's process, socket and settings.
     engine.log   in the state folder: what the engine printed outside commands.

@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import os
 import queue
+import select
 import signal
 import socket
 import sys
@@ -110,6 +111,26 @@ def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: B
                 os.write(fds[2], message.encode("utf-8"))
         close_all(fds)
         reply(connection, 2, message.removeprefix("tsdedup: ").strip())
+
+
+def watch_caller(
+    connection: socket.socket, finished: threading.Event, on_hangup: Callable[[], None]
+) -> None:
+    """While a command runs, watch its caller's end of the connection: a caller
+    sends nothing after its request, so the connection becomes readable only
+    when the caller is gone (killed, or its terminal closed). Then ``on_hangup``
+    ends the engine, as the command would have ended with the caller's own
+    process; the next run finishes what it started."""
+    while not finished.is_set():
+        try:
+            readable, _, _ = select.select([connection], [], [], 0.2)
+            if not readable or finished.is_set():
+                continue
+            if connection.recv(1 << 12) == b"":
+                on_hangup()
+                return
+        except (OSError, ValueError):  # the connection was closed: the command ended
+            return
 
 
 def same_user(connection: socket.socket) -> bool:
@@ -286,12 +307,23 @@ def serve(argv: Sequence[str]) -> int:
                 cli.status("stopping, as asked")
                 break
             args = [str(a) for a in request.body.get("args", [])]
-            code = run_with_descriptors(
-                request.fds,
-                {str(k): str(v) for k, v in dict(request.body.get("env", {})).items()},
-                str(request.body.get("cwd", os.getcwd())),
-                lambda args=args: cli.main(args, in_engine=True),
+            finished = threading.Event()
+            watcher = threading.Thread(
+                target=watch_caller,
+                args=(request.connection, finished, lambda: os.kill(os.getpid(), signal.SIGTERM)),
+                daemon=True,
             )
+            watcher.start()
+            try:
+                code = run_with_descriptors(
+                    request.fds,
+                    {str(k): str(v) for k, v in dict(request.body.get("env", {})).items()},
+                    str(request.body.get("cwd", os.getcwd())),
+                    lambda args=args: cli.main(args, in_engine=True),
+                )
+            finally:
+                finished.set()
+                watcher.join()
             close_all(request.fds)
             reply(request.connection, code)
             last_used = time.monotonic()

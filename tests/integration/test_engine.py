@@ -169,6 +169,28 @@ def test_the_engine_stops_when_asked_idle_or_outdated(workspace_with_sample: Wor
     assert '"rows": [{"one": 1}]' in answer.stdout
     wait_until_gone(pid, 5)
 
+    # A caller killed outright (no Ctrl-C to pass on) ends its command, and the
+    # engine with it, as the command's own process would have ended.
+    engine_cmd(ws, "engine", "start").check()
+    pid = engine_pid(ws)
+    caller = subprocess.Popen(
+        [str(TSDEDUP), "sql", LONG_QUERY],
+        cwd=ws.project,
+        env=ws.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert caller.stderr is not None
+    for line in caller.stderr:
+        if "running in the resident engine" in line:
+            break
+    caller.kill()
+    caller.wait(timeout=10)
+    wait_until_gone(pid, 60)
+    assert read_record(ws.home) is None
+    assert "starting Spark" in engine_cmd(ws, "sql", "select 1").check().stderr
+
     # Without commands, it stops by itself.
     engine_cmd(ws, "engine", "start", "--idle-minutes", "0.05").check()
     pid = engine_pid(ws)

@@ -317,3 +317,34 @@ def test_the_engine_survives_bad_requests_and_a_request_it_did_not_run_runs_else
         engine.run_in_engine(record, tmp_path, ["run"])
     answering.join()
     listener.close()
+
+
+def test_a_caller_that_is_killed_ends_the_command_and_one_that_waits_does_not() -> None:
+    hung_up: list[bool] = []
+    # The caller waits for its answer: nothing happens until the command ends.
+    caller, engine_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    finished = threading.Event()
+    watcher = threading.Thread(
+        target=engine_server.watch_caller,
+        args=(engine_end, finished, lambda: hung_up.append(True)),
+    )
+    watcher.start()
+    time.sleep(0.5)
+    assert watcher.is_alive() and not hung_up
+    finished.set()
+    watcher.join(timeout=5)
+    assert not watcher.is_alive() and not hung_up
+    caller.close()
+    engine_end.close()
+    # The caller's process dies: its end of the connection closes.
+    caller, engine_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    watcher = threading.Thread(
+        target=engine_server.watch_caller,
+        args=(engine_end, threading.Event(), lambda: hung_up.append(True)),
+    )
+    watcher.start()
+    caller.close()
+    watcher.join(timeout=5)
+    assert not watcher.is_alive()
+    assert hung_up == [True]
+    engine_end.close()
