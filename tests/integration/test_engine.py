@@ -44,6 +44,24 @@ COLUMNS = {
 LONG_QUERY = "select sum(hash(id, id * 7)) from range(0, 100000000000)"
 
 
+def long_query_in_the_engine(ws: Workspace) -> subprocess.Popen[str]:
+    """A ``tsdedup sql`` process whose query runs for hours, once the engine has
+    taken it (stderr stays open to read the rest)."""
+    process = subprocess.Popen(
+        [str(TSDEDUP), "sql", LONG_QUERY],
+        cwd=ws.project,
+        env=ws.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "running in the resident engine" in line:
+            break
+    return process
+
+
 def engine_cmd(ws: Workspace, *args: str) -> Result:
     return ws.tsdedup(*args, fresh_process=True)
 
@@ -120,23 +138,13 @@ def test_commands_run_in_the_engine_as_in_a_process_of_their_own(
 
     # A command that arrives while the engine runs another stops at once; an
     # interrupted command stops the engine, and the next command starts Spark.
-    busy = subprocess.Popen(
-        [str(TSDEDUP), "sql", LONG_QUERY],
-        cwd=ws.project,
-        env=ws.env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert busy.stderr is not None
-    for line in busy.stderr:
-        if "running in the resident engine" in line:
-            break
+    busy = long_query_in_the_engine(ws)
     refused = engine_cmd(ws, "sql", "select 1")
     assert refused.code == 2
     assert f"the engine (process {pid}) is running another command" in refused.stderr
     busy.send_signal(signal.SIGINT)
     assert busy.wait(timeout=60) == 130
+    assert busy.stderr is not None
     assert f"interrupted; stopped the engine process {pid}" in busy.stderr.read()
     wait_until_gone(pid)
     assert read_record(ws.home) is None
@@ -173,18 +181,7 @@ def test_the_engine_stops_when_asked_idle_or_outdated(workspace_with_sample: Wor
     # engine with it, as the command's own process would have ended.
     engine_cmd(ws, "engine", "start").check()
     pid = engine_pid(ws)
-    caller = subprocess.Popen(
-        [str(TSDEDUP), "sql", LONG_QUERY],
-        cwd=ws.project,
-        env=ws.env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert caller.stderr is not None
-    for line in caller.stderr:
-        if "running in the resident engine" in line:
-            break
+    caller = long_query_in_the_engine(ws)
     caller.kill()
     caller.wait(timeout=10)
     wait_until_gone(pid, 60)
