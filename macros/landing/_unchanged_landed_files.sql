@@ -33,15 +33,15 @@
         {%- do contents.append('select ' ~ tsdedup.string_literal(name) ~ ' as source_file, sha2(x\'\', 256) as content_sha256') -%}
     {%- endfor -%}
     {%- set sql -%}
-        select distinct landed.source_file
+        select distinct b.source_file
         from (
             {{ contents | join('\n            union all\n            ') }}
-        ) as landed
+        ) as b
         inner join {{ registry }} as r
             on
                 r.row_kind = 'chunk'
-                and r.source_file = landed.source_file
-                and r.content_sha256 = landed.content_sha256
+                and r.source_file = b.source_file
+                and r.content_sha256 = b.content_sha256
     {%- endset -%}
     {{ return(run_query(sql).columns[0].values() | list) }}
 {% endmacro %}

@@ -178,7 +178,7 @@ def test_touched_files_are_compared_by_content_in_one_statement(
     )
     assert [c["source_file"] for c in chunks] == [changed.name]
     assert len(landed) > 2
-    assert log.read_text(encoding="utf-8")[start:].count("select distinct landed.source_file") == 1
+    assert log.read_text(encoding="utf-8")[start:].count("select distinct b.source_file") == 1
 
 
 def test_same_file_under_a_new_name_leaves_tables_unchanged(module_workspace: Workspace) -> None:
