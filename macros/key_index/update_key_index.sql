@@ -54,9 +54,11 @@ left anti join (
     {%- endif -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {#- A table holds one row per key, so its hashes need no `distinct` (a
+        collision repeats a hash, which a semi join reads as one). -#}
     {%- set fill -%}
 insert into {{ index }}
-select distinct
+select
     {{ measurement }} as measurement,
     to_date(`time`) as partition_day,
     {{ tsdedup.key_hash(tag_columns=columns['tags'] | select('in', stored) | list) }} as key_hash
