@@ -58,6 +58,13 @@ class Paths:
         return self.home / "jars"
 
 
+# The driver JVM's collector. A command is a batch job on few cores: G1's
+# concurrent threads compete with the two task threads while the JVM warms up.
+# With the throughput collector a cold `tsdedup run` took 4 s less for a 1 %
+# delta (45.4 -> 41.1 s) and 2 s less with nothing new (23.0 -> 20.9 s), medium
+# table, two runs each. The class archive (jvm_archive) still maps.
+DRIVER_GC_OPTIONS = ("-XX:+UseParallelGC",)
+
 # Log4j levels that TSDEDUP_SPARK_LOG_LEVEL may name.
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
@@ -89,6 +96,7 @@ def base_conf(paths: Paths, log_level: str | None = None) -> dict[str, str]:
     log4j.write_text(LOG4J2.format(level=level), encoding="utf-8")
     java_opts = " ".join(
         [
+            *DRIVER_GC_OPTIONS,
             f"-Dlog4j2.configurationFile={log4j.as_uri()}",
             f"-Dderby.system.home={paths.home}",
             f"-Dderby.stream.error.file={paths.home / 'derby.log'}",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from python_udfs import jvm_archive
+from python_udfs.spark_session import DRIVER_GC_OPTIONS
 
 
 def test_the_first_driver_records_the_class_list_and_later_ones_use_the_archive(
@@ -61,10 +62,11 @@ def test_the_dump_command_builds_an_archive_a_jvm_starts_with(tmp_path: Path) ->
     subprocess.run(command, check=True, timeout=300)
     assert archive.is_file()
     assert not list(tmp_path.glob("*.tmp"))
-    # -Xshare:on refuses to start when the archive cannot be used.
+    # -Xshare:on refuses to start when the archive cannot be used, here with
+    # the collector the driver runs (spark_session.DRIVER_GC_OPTIONS).
     started = subprocess.run(
-        [str(java), "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-cp",
-         jvm_archive.classpath(home), "-version"],
+        [str(java), "-Xshare:on", f"-XX:SharedArchiveFile={archive}", *DRIVER_GC_OPTIONS,
+         "-cp", jvm_archive.classpath(home), "-version"],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
