@@ -1,9 +1,10 @@
 """Tag and field names that the project uses itself are data like any other.
 
 Measurements carry every internal column name of the project (collected from
-its YAML and SQL by tests.internal_names, in alternating case): one as tags,
-two share them as fields (one would make a live view too long for the embedded
-metastore, which a last measurement checks is a clear error). Through a first
+its YAML and SQL by tests.internal_names, in alternating case): two share them
+as tags, two as fields (one measurement with all of them would make a live view
+too long for the embedded metastore, which a last measurement checks is a
+clear error). Through a first
 build, a row-level merge, an append, an overwrite, a full refresh and a live
 view, each name is a column of its table
 holding exactly the reference semantics' values, and the dbt tests pass.
@@ -28,12 +29,14 @@ DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
 DAY = 86_400 * 10**9
 MINUTE = 60 * 10**9
 NAMES = [n if i % 2 == 0 else n.upper() for i, n in enumerate(internal_column_names(ROOT))]
-TAG_MEASUREMENT = "clash_tags"
+# measurement -> its tags: half of the names each
+TAG_MEASUREMENTS = {"clash_tags": NAMES[0::2], "clash_tags2": NAMES[1::2]}
+TAG_MEASUREMENT = "clash_tags"  # the one whose write modes the build output names
 FIELD_NAMES = [n for n in NAMES if n.lower() != "host"]
 # measurement -> its fields: half of the names each
 FIELD_MEASUREMENTS = {"clash_fields": FIELD_NAMES[0::2], "clash_fields2": FIELD_NAMES[1::2]}
 
-MEASUREMENTS = [TAG_MEASUREMENT, *FIELD_MEASUREMENTS]
+MEASUREMENTS = [*TAG_MEASUREMENTS, *FIELD_MEASUREMENTS]
 TESTS = "[no_duplicate_points, sort_keys_match_columns, rows_match_raw_keys]"
 MODELS_YML = "version: 2\nmodels:\n" + "".join(
     f"  - name: {m}\n    description: Internal names.\n    data_tests: {TESTS}\n"
@@ -46,11 +49,15 @@ LIVE_YML = "version: 2\nmodels:\n" + "".join(
 )
 
 
-def tag_point(series: int, minute: int, value: float, day: int = 0) -> str:
-    # Series 3 leaves every other tag out (NULL, equal to NULL).
-    tags = {name: f"s{series}-{i % 3}" for i, name in enumerate(NAMES) if series != 3 or i % 2 == 0}
-    point = Point(TAG_MEASUREMENT, tags, {"value": value}, DAY0 + day * DAY + minute * MINUTE)
-    return format_line(point)
+def tag_points(series: int, minute: int, value: float, day: int = 0) -> list[str]:
+    """One point per tag measurement. Series 3 leaves every other tag out
+    (NULL, equal to NULL)."""
+    out = []
+    for measurement, names in TAG_MEASUREMENTS.items():
+        tags = {n: f"s{series}-{i % 3}" for i, n in enumerate(names) if series != 3 or i % 2 == 0}
+        time_ns = DAY0 + day * DAY + minute * MINUTE
+        out.append(format_line(Point(measurement, tags, {"value": value}, time_ns)))
+    return out
 
 
 def field_value(i: int, seed: int) -> object:
@@ -79,23 +86,23 @@ def lines(items: list[str]) -> bytes:
 
 
 def first_delivery() -> bytes:
-    out = [tag_point(s, m, float(s * 100 + m)) for s in range(4) for m in range(10)]
+    out = [p for s in range(4) for m in range(10) for p in tag_points(s, m, float(s * 100 + m))]
     out += [p for h in ("h1", "h2", "h3") for m in range(10) for p in field_points(h, m, m)]
     return lines(out)
 
 
 def redeliveries() -> bytes:
     # A few retries with new values (partial for the fields), and two new points.
-    out = [tag_point(s, m, -1.0 - m) for s in (0, 3) for m in range(3)]
+    out = [p for s in (0, 3) for m in range(3) for p in tag_points(s, m, -1.0 - m)]
     out += [p for m in range(3) for p in field_points("h1", m, 50 + m, every=2)]
-    out += [tag_point(1, 30, 9.0), *field_points("h2", 30, 9)]
+    out += [*tag_points(1, 30, 9.0), *field_points("h2", 30, 9)]
     return lines(out)
 
 
 def append_and_backfill() -> bytes:
     # The next day is new (appended); the field measurement's first day comes
     # again whole and more (a backfill: overwritten).
-    out = [tag_point(s, m, float(m), day=1) for s in range(2) for m in range(5)]
+    out = [p for s in range(2) for m in range(5) for p in tag_points(s, m, float(m), day=1)]
     out += [
         p
         for h in ("h1", "h2", "h3")
@@ -126,7 +133,7 @@ def assert_tables_match(ws: Workspace, landed: list[tuple[str, bytes]]) -> None:
         *(f"select * from tsdedup.{m}_live" for m in MEASUREMENTS),
     )
     tables, views = answers[: len(MEASUREMENTS)], answers[len(MEASUREMENTS) :]
-    columns = {TAG_MEASUREMENT: {*NAMES, "value"}}
+    columns = {m: {*names, "value"} for m, names in TAG_MEASUREMENTS.items()}
     columns.update({m: {*names, "host"} for m, names in FIELD_MEASUREMENTS.items()})
     for measurement, table, view in zip(MEASUREMENTS, tables, views, strict=True):
         assert set(table[0]) == {*columns[measurement], "time", "time_ns"}
