@@ -187,6 +187,23 @@ def run_with_descriptors(
         os.chdir(saved_cwd)
 
 
+def reset_session(spark: Any, database: str) -> None:
+    """Leave the session as a command in a process of its own finds it: SQL
+    settings back to the engine's start (RESET keeps the settings Spark
+    started with), no temporary view, nothing cached, ``database`` current.
+    The project's registered functions stay."""
+    spark.sql("RESET")
+    # Lists the global temporary views and the session's own (namespace '').
+    for row in spark.sql("show views in global_temp").collect():
+        if row["isTemporary"] and row["namespace"]:
+            spark.catalog.dropGlobalTempView(row["viewName"])
+        elif row["isTemporary"]:
+            spark.catalog.dropTempView(row["viewName"])
+    spark.catalog.clearCache()
+    spark.catalog.setCurrentCatalog("spark_catalog")
+    spark.catalog.setCurrentDatabase(database)
+
+
 def stop_spark(spark: Any) -> None:
     """Stop the session and wait for its JVM to exit (it holds the metastore)."""
     gateway = getattr(spark.sparkContext, "_gateway", None)
@@ -283,6 +300,7 @@ def serve(argv: Sequence[str]) -> int:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
     spark, listener, record = opened
+    database = spark.catalog.currentDatabase()
     signal.signal(signal.SIGTERM, _end_now(spark, home))
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -324,6 +342,13 @@ def serve(argv: Sequence[str]) -> int:
             finally:
                 finished.set()
                 watcher.join()
+            try:
+                reset_session(spark, database)
+            except Exception as exc:  # the next command must not inherit this one's state
+                cli.status(f"could not reset the session after the command ({exc}): stopping")
+                close_all(request.fds)
+                reply(request.connection, code)
+                break
             close_all(request.fds)
             reply(request.connection, code)
             last_used = time.monotonic()

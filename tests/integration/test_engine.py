@@ -129,6 +129,25 @@ def test_commands_run_in_the_engine_as_in_a_process_of_their_own(
     assert f"process {pid}" in result.stderr
     assert rows == expected_rows(ws.landing)
 
+    # What a command leaves in the session (settings, its own and the build's,
+    # temporary views, the current database) ends with it, as with a process
+    # of its own.
+    engine_cmd(
+        ws, "sql", "set spark.sql.shuffle.partitions = 7",
+        "create temporary view leftover as select 1 as one", "use tsdedup",
+    ).check()  # fmt: skip
+    after = engine_cmd(
+        ws, "sql", "--json", "set spark.sql.shuffle.partitions",
+        "set spark.sql.sources.partitionOverwriteMode", "select current_database() as db",
+        "show views in global_temp",
+    ).check()  # fmt: skip
+    assert f"process {pid}" in after.stderr
+    answers = [json.loads(ln)["rows"] for ln in after.stdout.splitlines() if ln.startswith("{")]
+    assert answers[0] == [{"key": "spark.sql.shuffle.partitions", "value": "4"}]
+    assert answers[1] == [{"key": "spark.sql.sources.partitionOverwriteMode", "value": "STATIC"}]
+    assert answers[2] == [{"db": "default"}]
+    assert answers[3] == []
+
     # Another process holding the state folder's lock stops an engine command.
     with HomeLock(ws.home):
         locked = engine_cmd(ws, "sql", "select 1")
