@@ -187,12 +187,14 @@ def run_with_descriptors(
         os.chdir(saved_cwd)
 
 
-def reset_session(spark: Any, database: str) -> None:
+def reset_session(spark: Any, catalog: str, database: str) -> None:
     """Leave the session as a command in a process of its own finds it: SQL
     settings back to the engine's start (RESET keeps the settings Spark
-    started with), no temporary view, nothing cached, ``database`` current.
-    The project's registered functions stay."""
+    started with), ``catalog`` and ``database`` current, no temporary view,
+    nothing cached. The project's registered functions stay."""
     spark.sql("RESET")
+    spark.catalog.setCurrentCatalog(catalog)
+    spark.catalog.setCurrentDatabase(database)
     # Lists the global temporary views and the session's own (namespace '').
     for row in spark.sql("show views in global_temp").collect():
         if row["isTemporary"] and row["namespace"]:
@@ -200,8 +202,6 @@ def reset_session(spark: Any, database: str) -> None:
         elif row["isTemporary"]:
             spark.catalog.dropTempView(row["viewName"])
     spark.catalog.clearCache()
-    spark.catalog.setCurrentCatalog("spark_catalog")
-    spark.catalog.setCurrentDatabase(database)
 
 
 def stop_spark(spark: Any) -> None:
@@ -300,7 +300,7 @@ def serve(argv: Sequence[str]) -> int:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
     spark, listener, record = opened
-    database = spark.catalog.currentDatabase()
+    catalog, database = spark.catalog.currentCatalog(), spark.catalog.currentDatabase()
     signal.signal(signal.SIGTERM, _end_now(spark, home))
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -343,11 +343,15 @@ def serve(argv: Sequence[str]) -> int:
                 finished.set()
                 watcher.join()
             try:
-                reset_session(spark, database)
+                reset_session(spark, catalog, database)
             except Exception as exc:  # the next command must not inherit this one's state
-                cli.status(f"could not reset the session after the command ({exc}): stopping")
+                message = f"could not reset the session after the command ({exc}): stopping"
+                cli.status(message)
+                with contextlib.suppress(OSError):
+                    os.write(request.fds[2], f"tsdedup: the engine {message}\n".encode())
                 close_all(request.fds)
                 reply(request.connection, code)
+                busy.release()  # callers that come now are told the engine stopped
                 break
             close_all(request.fds)
             reply(request.connection, code)

@@ -130,16 +130,19 @@ def test_commands_run_in_the_engine_as_in_a_process_of_their_own(
     assert rows == expected_rows(ws.landing)
 
     # What a command leaves in the session (settings, its own and the build's,
-    # temporary views, the current database) ends with it, as with a process
-    # of its own.
+    # temporary views, cached tables, the current database) ends with it, as
+    # with a process of its own.
     engine_cmd(
         ws, "sql", "set spark.sql.shuffle.partitions = 7",
-        "create temporary view leftover as select 1 as one", "use tsdedup",
+        "create temporary view leftover as select 1 as one",
+        "create global temporary view shared as select 2 as two",
+        "cache table tsdedup.cpu", "use tsdedup",
     ).check()  # fmt: skip
     after = engine_cmd(
         ws, "sql", "--json", "set spark.sql.shuffle.partitions",
         "set spark.sql.sources.partitionOverwriteMode", "select current_database() as db",
         "show views in global_temp",
+        "explain select * from tsdedup.cpu",
     ).check()  # fmt: skip
     assert f"process {pid}" in after.stderr
     answers = [json.loads(ln)["rows"] for ln in after.stdout.splitlines() if ln.startswith("{")]
@@ -147,6 +150,7 @@ def test_commands_run_in_the_engine_as_in_a_process_of_their_own(
     assert answers[1] == [{"key": "spark.sql.sources.partitionOverwriteMode", "value": "STATIC"}]
     assert answers[2] == [{"db": "default"}]
     assert answers[3] == []
+    assert "InMemory" not in json.dumps(answers[4])  # the cached table is not
 
     # Another process holding the state folder's lock stops an engine command.
     with HomeLock(ws.home):

@@ -30,7 +30,8 @@ DAY = 86_400 * 10**9
 MINUTE = 60 * 10**9
 NAMES = [n if i % 2 == 0 else n.upper() for i, n in enumerate(internal_column_names(ROOT))]
 # measurement -> its tags: half of the names each
-TAG_MEASUREMENTS = {"clash_tags": NAMES[0::2], "clash_tags2": NAMES[1::2]}
+# (halves, so that each has names in both cases)
+TAG_MEASUREMENTS = {"clash_tags": NAMES[: len(NAMES) // 2], "clash_tags2": NAMES[len(NAMES) // 2 :]}
 TAG_MEASUREMENT = "clash_tags"  # the one whose write modes the build output names
 FIELD_NAMES = [n for n in NAMES if n.lower() != "host"]
 # measurement -> its fields: half of the names each

@@ -38,6 +38,12 @@ def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(tmp_path: Pa
         [sys.executable, "-c", "import time; time.sleep(60)", "python_udfs.engine_server"]
     )
     try:
+        # Until the child has started its program, its command line is ours.
+        cmdline = Path(f"/proc/{stand_in.pid}/cmdline")
+        deadline = time.monotonic() + 30
+        while b"python_udfs.engine_server" not in cmdline.read_bytes():
+            assert time.monotonic() < deadline, "the stand-in process did not start"
+            time.sleep(0.01)
         live = record_for(stand_in.pid, tmp_path)
         engine.write_record(tmp_path, live)
         assert engine.read_record(tmp_path) == live
