@@ -342,6 +342,7 @@ def serve(argv: Sequence[str]) -> int:
             finally:
                 finished.set()
                 watcher.join()
+            stopping = False
             try:
                 reset_session(spark, catalog, database)
             except Exception as exc:  # the next command must not inherit this one's state
@@ -349,14 +350,13 @@ def serve(argv: Sequence[str]) -> int:
                 cli.status(message)
                 with contextlib.suppress(OSError):
                     os.write(request.fds[2], f"tsdedup: the engine {message}\n".encode())
-                close_all(request.fds)
-                reply(request.connection, code)
-                busy.release()  # callers that come now are told the engine stopped
-                break
+                stopping = True
             close_all(request.fds)
             reply(request.connection, code)
             last_used = time.monotonic()
-            busy.release()
+            busy.release()  # when stopping, callers that come now are told so
+            if stopping:
+                break
     finally:
         # Callers arriving now find no engine; one already queued is told so.
         address.unlink(missing_ok=True)

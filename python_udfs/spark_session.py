@@ -58,11 +58,8 @@ class Paths:
         return self.home / "jars"
 
 
-# The driver JVM's collector. A command is a batch job on few cores: G1's
-# concurrent threads compete with the two task threads while the JVM warms up.
-# With the throughput collector a cold `tsdedup run` took 4 s less for a 1 %
-# delta (45.4 -> 41.1 s) and 2 s less with nothing new (23.0 -> 20.9 s), medium
-# table, two runs each. The class archive (jvm_archive) still maps.
+# The driver JVM's collector: the throughput collector, because G1's concurrent
+# threads compete with the task threads while a cold JVM warms up (decision 0016).
 DRIVER_GC_OPTIONS = ("-XX:+UseParallelGC",)
 
 # Log4j levels that TSDEDUP_SPARK_LOG_LEVEL may name.
