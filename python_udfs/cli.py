@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_udfs import engine, jvm_archive, up_to_date
+from python_udfs import engine, jvm_archive, up_to_date, warm_up
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
+from python_udfs.run_summary import target_schema
 from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
@@ -370,12 +371,15 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
                 print(up_to_date.skip_message(args, finished_at))
                 return 0
             up_to_date.forget(home)
-            own_command = args[0] in ("sample", "sql", "report")
+            session_args = [] if args[0] in ("sample", "sql", "report") else args
             if in_engine:
                 spark = _active_spark()
                 status(f"running in the resident engine (process {os.getpid()})")
             else:
-                spark = start_spark([] if own_command else args)
+                spark = start_spark(session_args)
+                if args[0] not in ("sql", "report"):  # dbt starts: warm Spark meanwhile
+                    landing = os.environ["TSDEDUP_LANDING"]
+                    warm_up.start_warm_up(spark, target_schema(session_args), landing)
             try:
                 return run_command(project_dir, args, spark, inputs)
             finally:

@@ -42,6 +42,7 @@ from python_udfs.run_summary import (
     target_path,
     target_schema,
 )
+from python_udfs.sql_quoting import quote_identifier
 
 USAGE = "usage: tsdedup report [--out FILE.html]"
 DEFAULT_OUT = Path("target") / "tsdedup_report.html"
@@ -495,22 +496,18 @@ the wrong precision (rpt_suspect_times).</p>
 # ---------------------------------------------------------------- reading and writing
 
 
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
 def read_duplicates(spark: Any, schema: str) -> list[DayDuplicates]:
     rows = spark.sql(
         "select measurement, cast(partition_day as string), count(distinct invocation_id), "
         "sum(points_merged), sum(duplicates_removed) "
-        f"from {_quote(schema)}.run_statistics where partition_day is not null "
+        f"from {quote_identifier(schema)}.run_statistics where partition_day is not null "
         "group by measurement, partition_day"
     ).collect()
     return [DayDuplicates(str(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
 
 def read_chunks(spark: Any, schema: str) -> list[ChunkRange]:
-    q = _quote(schema)
+    q = quote_identifier(schema)
     rows = spark.sql(
         "select c.measurement, cast(c.partition_day as string), c.chunk_seq, s.source_file, "
         f"c.point_count, c.min_time_ns, c.max_time_ns from {q}.sort_key_catalog as c "
@@ -548,7 +545,7 @@ def read_landed(spark: Any, schema: str, target: Path) -> list[LandedMeasurement
 
 def read_rejects(spark: Any, schema: str) -> tuple[list[RejectRow], int]:
     """The first MAX_REJECTS_SHOWN rejects by chunk and line, and how many there are."""
-    q = _quote(schema)
+    q = quote_identifier(schema)
     total = int(spark.sql(f"select count(*) from {q}.rpt_rejects").collect()[0][0])
     rows = spark.sql(
         "select chunk_seq, source_file, line_number, reject_reason, line_text "

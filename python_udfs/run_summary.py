@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from python_udfs.sql_quoting import quote_identifier, string_literals
 from python_udfs.text_table import text_table
 
 # How run_results.json names node kinds (the first part of a unique id) in a summary.
@@ -208,13 +209,15 @@ def _ran(run_results: Mapping[str, Any], model: str) -> bool:
 
 
 def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> Ingested:
+    q = quote_identifier(schema)
+    invocations = string_literals(invocation_ids)
     row = spark.sql(
         "select count(*), coalesce(sum(lines_read), 0), coalesce(sum(source_bytes), 0) "
-        f"from {_quote(schema)}.stg_chunks where invocation_id in ({_literals(invocation_ids)})"
+        f"from {q}.stg_chunks where invocation_id in ({invocations})"
     ).collect()[0]
     points = spark.sql(
-        f"select measurement, count(*) from {_quote(schema)}.raw_chunks where row_kind = 'point' "
-        f"and invocation_id in ({_literals(invocation_ids)}) group by measurement order by 1"
+        f"select measurement, count(*) from {q}.raw_chunks where row_kind = 'point' "
+        f"and invocation_id in ({invocations}) group by measurement order by 1"
     ).collect()
     return Ingested(
         int(row[0]), int(row[1]), int(row[2]), tuple((str(r[0]), int(r[1])) for r in points)
@@ -227,10 +230,10 @@ def query_suspects(
     """The rows of rpt_suspect_times: of some invocations' chunks, or all."""
     where = ""
     if invocation_ids is not None:
-        where = f"where invocation_id in ({_literals(invocation_ids)}) "
+        where = f"where invocation_id in ({string_literals(invocation_ids)}) "
     rows = spark.sql(
-        f"select chunk_seq, source_file, points, problem from {_quote(schema)}.rpt_suspect_times "
-        f"{where}order by chunk_seq"
+        "select chunk_seq, source_file, points, problem "
+        f"from {quote_identifier(schema)}.rpt_suspect_times {where}order by chunk_seq"
     ).collect()
     return [SuspectChunk(int(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
@@ -241,7 +244,7 @@ def query_measurements(
     """The rows of rpt_measurements, with why a measurement has no table."""
     rows = spark.sql(
         "select measurement, points_landed, is_discovered, model_names "
-        f"from {_quote(schema)}.rpt_measurements order by measurement"
+        f"from {quote_identifier(schema)}.rpt_measurements order by measurement"
     ).collect()
     return [
         LandedMeasurement(
@@ -254,26 +257,14 @@ def query_measurements(
 def query_changes(spark: Any, schema: str, invocation_ids: Sequence[str]) -> list[TableChange]:
     rows = spark.sql(
         "select model_name, count(*), sum(points_merged), sum(duplicates_removed), "
-        f"sum(rows_after), max(seconds) from {_quote(schema)}.run_statistics "
-        f"where invocation_id in ({_literals(invocation_ids)}) "
+        f"sum(rows_after), max(seconds) from {quote_identifier(schema)}.run_statistics "
+        f"where invocation_id in ({string_literals(invocation_ids)}) "
         "group by model_name order by model_name"
     ).collect()
     return [
         TableChange(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5] or 0.0))
         for r in rows
     ]
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _literal(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _literals(values: Sequence[str]) -> str:
-    return ", ".join(_literal(v) for v in values) or "null"
 
 
 def target_schema(args: Sequence[str]) -> str:

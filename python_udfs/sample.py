@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from python_udfs.sql_quoting import quote_identifier
 from python_udfs.text_table import text_table
 
 SAMPLE_FOLDER = Path("seeds") / "sample_landing"
@@ -56,7 +57,7 @@ def print_summary(schema: str, since: datetime) -> None:
     spark = SparkSession.getActiveSession()
     if spark is None:
         return
-    q = f"`{schema.replace('`', '``')}`"
+    q = quote_identifier(schema)
     chunks = spark.sql(
         f"select chunk_seq, source_file, lines_read, points_read, lines_rejected, lines_skipped, "
         f"type_conflicts, duplicates_removed from {q}.rpt_chunk_accounting order by chunk_seq"
@@ -78,7 +79,7 @@ def print_summary(schema: str, since: datetime) -> None:
         if not spark.catalog.tableExists(f"{schema}.{name}"):
             rows.append([name, m["points"], "", "no model: add models/measurements/<name>.sql"])
             continue
-        table = f"{q}.`{name.replace('`', '``')}`"
+        table = f"{q}.{quote_identifier(name)}"
         kept = spark.sql(f"select count(*) from {table}").collect()[0][0]
         kept_total += kept
         rows.append([name, m["points"], kept, _location(spark, table)])

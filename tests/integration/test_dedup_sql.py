@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from python_udfs.sql_quoting import quote_identifier, string_literal
+from tests.hostile_names import HOSTILE_NAMES
 from tests.integration.conftest import Workspace
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -95,3 +97,18 @@ def test_a_chunk_number_beyond_the_ingestion_order_is_refused(
         "the next chunk would be number 2147483648, beyond the last one the ingestion order"
         " can hold (2147483647)" in refused.stdout + refused.stderr
     )
+
+
+def test_python_quoting_gives_back_every_hostile_value(
+    module_scenario_workspace: Workspace,
+) -> None:
+    # python_udfs.sql_quoting writes names and values from data into the SQL of
+    # the command line's own queries (summary, report, warm-up), as the macros
+    # quote_identifier and string_literal do in models.
+    values = [*HOSTILE_NAMES, "line\nbreak", "tab\there", "carriage\rreturn", "\\'", "\\"]
+    statements = [
+        f"select {string_literal(value)} as value, 1 as {quote_identifier(value)}"
+        for value in values
+    ]
+    answers = module_scenario_workspace.sql(*statements)
+    assert answers == [[{"value": value, value: 1}] for value in values]
