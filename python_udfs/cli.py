@@ -100,9 +100,10 @@ def session_conf(args: Sequence[str]) -> tuple[str, dict[str, str]]:
     return name, conf
 
 
-def start_spark(args: Sequence[str]) -> object:
+def start_spark(args: Sequence[str], *, warm: bool = False) -> object:
     """Start the Spark session for the target selected by ``args``, saying so:
-    the JVM, the metastore and the warm-up take a while."""
+    the JVM, the metastore and the warm-up take a while. With ``warm``, a dbt
+    run follows: Spark warms up in the background meanwhile (python_udfs/warm_up.py)."""
     from python_udfs.spark_session import build_session, ship_udfs
 
     name, conf = session_conf(args)
@@ -116,6 +117,8 @@ def start_spark(args: Sequence[str]) -> object:
     if not conf.get("spark.master", "").startswith("local"):
         ship_udfs(spark)
     status(f"Spark started in {time.monotonic() - started:.1f} s")
+    if warm:
+        warm_up.start_warm_up(spark, target_schema(args), os.environ["TSDEDUP_LANDING"])
     return spark
 
 
@@ -376,10 +379,7 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
                 spark = _active_spark()
                 status(f"running in the resident engine (process {os.getpid()})")
             else:
-                spark = start_spark(session_args)
-                if args[0] not in ("sql", "report"):  # dbt starts: warm Spark meanwhile
-                    landing = os.environ["TSDEDUP_LANDING"]
-                    warm_up.start_warm_up(spark, target_schema(session_args), landing)
+                spark = start_spark(session_args, warm=args[0] not in ("sql", "report"))
             try:
                 return run_command(project_dir, args, spark, inputs)
             finally:
