@@ -46,6 +46,22 @@
     {%- set points_relation = ref('stg_points') -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
+    {%- set state = tsdedup.read_measurement_state(this) if is_incremental() else none -%}
+    {%- set watermark = state['watermark'] if state is not none else none -%}
+    {#- Nothing landed for the measurement and nothing was retracted: one query
+        says so, and the run writes nothing. -#}
+    {%- set heads = tsdedup.log_heads(measurement_name, watermark or 0) -%}
+    {%- if watermark is not none -%}
+        {%- if heads['new_catalog_rows'] == 0 and heads['new_column_rows'] == 0
+            and heads['retraction_seq'] == state['retraction_seq'] -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ state['watermark'], info=True) }}
+            {{ return(
+                "/* tsdedup write mode: none */\n"
+                ~ "-- no point, column or retraction after chunk " ~ state['watermark'] ~ ": nothing to write\n"
+                ~ "select * from " ~ this ~ " where false\n"
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}
@@ -54,7 +70,6 @@
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
     {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns={}, mode='rebuild') -%}
     {%- if is_incremental() -%}
-        {%- set state = tsdedup.read_measurement_state(this) -%}
         {%- set watermark = state['watermark'] -%}
         {%- if watermark is none -%}
             {#- A run that died between creating the table and recording its

@@ -9,7 +9,8 @@
 {% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote) %}
     {%- set state = tsdedup.read_measurement_state(relation) -%}
     {%- set start = 0 if full_refresh else (state['watermark'] or 0) -%}
-    {%- set last = tsdedup.last_cataloged_chunk_seq() -%}
+    {%- set heads = tsdedup.log_heads() -%}
+    {%- set last = heads['chunk_seq'] -%}
     {%- set index_current = start > 0 and state['key_index_chunk_seq'] == start -%}
     {%- for sql in tsdedup.update_key_index(relation, measurement_name, start, last, index_current) -%}
         {%- call statement('update_key_index') -%}
@@ -21,7 +22,7 @@
         'dedup_mode': dedup_mode,
         'watermark': last,
         'previous_watermark': start if wrote or last != start else state['previous_watermark'],
-        'retraction_seq': tsdedup.last_retraction_seq(),
+        'retraction_seq': heads['retraction_seq'],
         'key_index_chunk_seq': last,
         'key_index_snapshot_id': state['snapshot_id'],
     } -%}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 
 import pytest
 
@@ -236,8 +237,11 @@ def check_runs_without_new_chunks_write_nothing(
     for model in ("inc", "inc_last", *APPENDED_TABLES):
         assert messages[f"model.tsdedup.{model}"] == "OK (nothing new)", model
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
-    header = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[0]
+    header, reason = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[:2]
     assert header == "/* tsdedup write mode: none */"
+    # found from one query (log_heads), without reading the points or columns
+    nothing_landed = r"-- no point, column or retraction after chunk \d+: nothing to write"
+    assert re.fullmatch(nothing_landed, reason), reason
     ws.build()
     assert table_commits(ws) == first
     after = table_state(ws)

@@ -1,0 +1,48 @@
+{#
+    Where the logs a measurement table follows stand, in one query: the last
+    chunk of the chunk catalog and the last retraction of the register (0 when
+    empty). With `measurement_name`, also what came after chunk `after_chunk`
+    for it: its catalog rows (accepted points, per chunk and day) and its
+    column rows (a new column may come without an accepted point).
+#}
+{% macro log_heads(measurement_name=none, after_chunk=0) %}
+    {#- ref() before anything returns: dbt learns the dependencies while parsing. -#}
+    {%- set catalog = ref('sort_key_catalog') -%}
+    {%- set columns = ref('stg_columns') -%}
+    {%- if not execute -%}
+        {{ return({'chunk_seq': 0, 'retraction_seq': 0, 'new_catalog_rows': 0, 'new_column_rows': 0}) }}
+    {%- endif -%}
+    {%- set sql -%}
+        select
+            (select coalesce(max(chunk_seq), 0) from {{ catalog }}) as chunk_seq,
+            (
+                select coalesce(max(retraction_seq), 0)
+                from {{ tsdedup.retracted_chunks_relation() }}
+            ) as retraction_seq
+            {%- if measurement_name is not none %},
+            (
+                select count(*)
+                from {{ catalog }}
+                where
+                    measurement = {{ tsdedup.string_literal(measurement_name) }}
+                    and chunk_seq > {{ after_chunk }}
+            ) as new_catalog_rows,
+            (
+                select count(*)
+                from {{ columns }}
+                where
+                    measurement = {{ tsdedup.string_literal(measurement_name) }}
+                    and chunk_seq > {{ after_chunk }}
+            ) as new_column_rows
+            {%- endif %}
+    {%- endset -%}
+    {%- set row = run_query(sql).rows[0] -%}
+    {%- set heads = {'chunk_seq': row['chunk_seq'] | int, 'retraction_seq': row['retraction_seq'] | int} -%}
+    {%- if measurement_name is not none -%}
+        {%- do heads.update({
+            'new_catalog_rows': row['new_catalog_rows'] | int,
+            'new_column_rows': row['new_column_rows'] | int,
+        }) -%}
+    {%- endif -%}
+    {{ return(heads) }}
+{% endmacro %}
