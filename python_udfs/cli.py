@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from python_udfs import engine, jvm_archive, up_to_date, warm_up
+from python_udfs import engine, jvm_archive, jvm_mode, up_to_date, warm_up
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
@@ -36,6 +36,9 @@ from python_udfs.state import HomeLock, HomeLockedError
 
 # dbt commands followed by a summary of what they did (python_udfs/run_summary.py).
 SUMMARIZED = {"run", "build"}
+# dbt options that run part of the project: such a run may leave landed files
+# unread, so the landing folder's listing is not recorded after it (jvm_mode).
+SELECTING = {"--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type"}
 # dbt commands that need no Spark session (nor `docs serve`, which only serves target/).
 _NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
 
@@ -100,19 +103,23 @@ def session_conf(args: Sequence[str]) -> tuple[str, dict[str, str]]:
     return name, conf
 
 
-def start_spark(args: Sequence[str], *, warm: bool = False) -> object:
+def start_spark(
+    args: Sequence[str], *, warm: bool = False, jvm: jvm_mode.JvmMode | None = None
+) -> object:
     """Start the Spark session for the target selected by ``args``, saying so:
     the JVM, the metastore and the warm-up take a while. With ``warm``, a dbt
-    run follows: Spark warms up in the background meanwhile (python_udfs/warm_up.py)."""
+    run follows: Spark warms up in the background meanwhile (python_udfs/warm_up.py).
+    ``jvm``: the driver JVM's mode (python_udfs/jvm_mode.py; the default if None)."""
     from python_udfs.spark_session import build_session, ship_udfs
 
     name, conf = session_conf(args)
-    archive_options = jvm_archive.options()
-    if archive_options:
+    extra_options = [*jvm_archive.options(), *(jvm.java_options if jvm else ())]
+    if extra_options:
         driver_options = conf.get("spark.driver.extraJavaOptions", "")
-        conf["spark.driver.extraJavaOptions"] = " ".join([driver_options, *archive_options]).strip()
+        conf["spark.driver.extraJavaOptions"] = " ".join([driver_options, *extra_options]).strip()
     started = time.monotonic()
-    status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')})")
+    short = f"; a short-lived JVM: {jvm.reason}" if jvm and jvm.short else ""
+    status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')}{short})")
     spark = build_session(conf)
     if not conf.get("spark.master", "").startswith("local"):
         ship_udfs(spark)
@@ -253,8 +260,11 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
         from python_udfs.run_summary import print_run_summary
 
         print_run_summary(project_dir, args, outcome.since, outcome.earlier, outcome.refused)
+    home = Path(os.environ["TSDEDUP_HOME"])
     if outcome.code == 0 and inputs is not None:
-        up_to_date.remember(Path(os.environ["TSDEDUP_HOME"]), inputs, args)
+        up_to_date.remember(home, inputs, args)
+    if outcome.code == 0 and args[0] in ("run", "build") and not set(args) & SELECTING:
+        jvm_mode.remember_landing(home, os.environ["TSDEDUP_LANDING"])
     return outcome.code
 
 
@@ -339,7 +349,8 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
     try:  # settings read later, checked before anything starts
         interval_from_environment()
         spark_log_level()
-    except (ProgressSettingError, LogLevelError) as exc:
+        jvm_mode.mode_setting(os.environ)
+    except (ProgressSettingError, LogLevelError, jvm_mode.JvmModeError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2
     if not args or args[0] in ("-h", "--help"):
@@ -379,7 +390,11 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
                 spark = _active_spark()
                 status(f"running in the resident engine (process {os.getpid()})")
             else:
-                spark = start_spark(session_args, warm=args[0] not in ("sql", "report"))
+                spark = start_spark(
+                    session_args,
+                    warm=args[0] not in ("sql", "report"),
+                    jvm=jvm_mode.choose(args, os.environ, home),
+                )
             try:
                 return run_command(project_dir, args, spark, inputs)
             finally:

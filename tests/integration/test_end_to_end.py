@@ -148,6 +148,16 @@ def test_names_from_data_are_quoted_never_executed(
     assert second["tag with space"] == "ü"
     assert (second["value"], second['"quoted"'], second["from"]) == (2.0, 3, 4)
     assert (second["it's"], second["back\\slash"]) == (5, 6)
+    # A run with little landed since the successful build starts a JVM tuned for
+    # a short life (python_udfs/jvm_mode.py), with the same results.
+    ws.land("more.lp", "we\\ ird\\,m,tag\\ with\\ space=ü value=7 3\n")
+    run = ws.tsdedup("run", "--vars", "{tsdedup_precision: s}", fresh_process=True).check()
+    assert run.stderr.splitlines()[0] == (
+        "tsdedup: starting Spark (target local, master local[2]; "
+        "a short-lived JVM: 0.0 MB landed since the last run)"
+    )
+    (rows,) = ws.sql(select_rows("weird", ["value", "time_ns"]))
+    assert {r["time_ns"]: r["value"] for r in rows}[3_000_000_000] == 7.0
 
 
 def test_bad_dedup_mode_is_a_clear_compile_error(workspace: Workspace, tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def test_cli_skips_an_unchanged_run_without_starting_spark(
     monkeypatch.chdir(project)
     calls: list[list[str]] = []
 
-    def fake_spark(args: list[str], *, warm: bool = False) -> object:
+    def fake_spark(args: list[str], **options: object) -> object:
         calls.append(["spark"])
         return object()
 

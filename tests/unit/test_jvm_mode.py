@@ -1,0 +1,126 @@
+"""The driver JVM's mode for a command (python_udfs/jvm_mode.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from python_udfs import cli, jvm_mode
+from python_udfs.jvm_mode import JvmModeError, choose, landing_listing, new_bytes, remember_landing
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    home, landing = tmp_path / "home", tmp_path / "landing"
+    home.mkdir()
+    (landing / "sub").mkdir(parents=True)
+    (landing / "a.lp").write_bytes(b"x" * 100)
+    (landing / "sub" / "b.lp").write_bytes(b"y" * 50)
+    return home, landing
+
+
+def env(landing: Path, **extra: str) -> dict[str, str]:
+    return {"TSDEDUP_LANDING": str(landing), **extra}
+
+
+def test_a_run_without_an_earlier_listing_gets_the_default_jvm(
+    folders: tuple[Path, Path],
+) -> None:
+    home, landing = folders
+    mode = choose(["run"], env(landing), home)
+    assert not mode.short
+    assert mode.java_options == ()
+    assert "no earlier listing" in mode.reason
+
+
+def test_a_run_with_few_new_bytes_gets_a_short_lived_jvm(folders: tuple[Path, Path]) -> None:
+    home, landing = folders
+    remember_landing(home, str(landing))
+    assert choose(["run"], env(landing), home).reason == "0.0 MB landed since the last run"
+    (landing / "c.lp").write_bytes(b"z" * 3 * 1024 * 1024)
+    mode = choose(["run", "--target", "local"], env(landing), home)
+    assert mode.short
+    assert mode.java_options == ("-XX:TieredStopAtLevel=1",)
+    assert mode.reason == "3.0 MB landed since the last run"
+
+
+def test_more_new_bytes_than_the_limit_get_the_default_jvm(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, landing = folders
+    remember_landing(home, str(landing))
+    monkeypatch.setattr(jvm_mode, "SHORT_RUN_BYTES", 120)
+    (landing / "a.lp").write_bytes(b"x" * 121)  # changed: all its bytes count
+    assert not choose(["run"], env(landing), home).short
+    (landing / "a.lp").write_bytes(b"x" * 100)
+    os.utime(landing / "a.lp", ns=(1, 1))  # changed time only: counts too
+    assert choose(["run"], env(landing), home).short
+
+
+def test_other_commands_full_refreshes_and_remote_landing_get_the_default_jvm(
+    folders: tuple[Path, Path],
+) -> None:
+    home, landing = folders
+    remember_landing(home, str(landing))
+    for args in (["build"], ["test"], ["sql", "select 1"], ["run", "--full-refresh"]):
+        assert not choose(args, env(landing), home).short, args
+    assert not choose(["run"], {"TSDEDUP_LANDING": "s3://bucket/landing"}, home).short
+
+
+def test_the_setting_overrides_the_choice_and_a_bad_one_is_named(
+    folders: tuple[Path, Path],
+) -> None:
+    home, landing = folders
+    assert choose(["build"], env(landing, TSDEDUP_JVM_MODE="short"), home).short
+    remember_landing(home, str(landing))
+    assert not choose(["run"], env(landing, TSDEDUP_JVM_MODE="Long"), home).short
+    with pytest.raises(JvmModeError, match="TSDEDUP_JVM_MODE='fast': use one of auto, short, long"):
+        choose(["run"], env(landing, TSDEDUP_JVM_MODE="fast"), home)
+
+
+def test_listing_names_files_by_relative_path_and_new_bytes_compares_them(
+    folders: tuple[Path, Path],
+) -> None:
+    _, landing = folders
+    listing = landing_listing(landing)
+    assert sorted(listing) == ["a.lp", "sub/b.lp"]
+    assert listing["sub/b.lp"][0] == 50
+    assert new_bytes(listing, listing) == 0
+    assert new_bytes({}, listing) == 150
+    assert new_bytes({"a.lp": listing["a.lp"]}, listing) == 50
+
+
+def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
+    folders: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home, _ = folders
+    monkeypatch.setenv("DBT_PROFILES_DIR", str(ROOT / "profiles"))
+    monkeypatch.setenv("TSDEDUP_HOME", str(home))
+    monkeypatch.delenv("TSDEDUP_TARGET", raising=False)
+    started: list[dict[str, str]] = []
+    monkeypatch.setattr("python_udfs.spark_session.build_session", started.append)
+    monkeypatch.setattr(cli.jvm_archive, "options", lambda: ["-XX:SharedArchiveFile=a.jsa"])
+    mode = jvm_mode.JvmMode(True, "0.0 MB landed since the last run")
+    cli.start_spark(["run"], jvm=mode)
+    options = started[0]["spark.driver.extraJavaOptions"].split()
+    assert options[-2:] == ["-XX:SharedArchiveFile=a.jsa", "-XX:TieredStopAtLevel=1"]
+    assert "a short-lived JVM: 0.0 MB landed since the last run" in capsys.readouterr().err
+    cli.start_spark(["run"], jvm=jvm_mode.JvmMode(False, "the default"))
+    assert "-XX:TieredStopAtLevel=1" not in started[1]["spark.driver.extraJavaOptions"]
+
+
+def test_a_bad_setting_stops_the_command_before_spark_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    monkeypatch.setenv("TSDEDUP_JVM_MODE", "turbo")
+    assert cli.main(["run"]) == 2
+    assert "TSDEDUP_JVM_MODE='turbo'" in capsys.readouterr().err
+    assert not (tmp_path / "home").exists()
