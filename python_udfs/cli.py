@@ -29,16 +29,13 @@ from python_udfs import engine, jvm_archive, jvm_mode, up_to_date, warm_up
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
-from python_udfs.run_summary import target_schema
+from python_udfs.run_summary import model_ran, read_run_results, target_path, target_schema
 from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
 
 # dbt commands followed by a summary of what they did (python_udfs/run_summary.py).
 SUMMARIZED = {"run", "build"}
-# dbt options that run part of the project: such a run may leave landed files
-# unread, so the landing folder's listing is not recorded after it (jvm_mode).
-SELECTING = {"--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type"}
 # dbt commands that need no Spark session (nor `docs serve`, which only serves target/).
 _NO_SPARK = {"clean", "deps", "init", "list", "ls", "parse", "--version", "--help", "-h"}
 
@@ -263,9 +260,16 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
     home = Path(os.environ["TSDEDUP_HOME"])
     if outcome.code == 0 and inputs is not None:
         up_to_date.remember(home, inputs, args)
-    if outcome.code == 0 and args[0] in ("run", "build") and not set(args) & SELECTING:
+    if outcome.code == 0 and args[0] in SUMMARIZED and _ingested(project_dir, args, outcome):
         jvm_mode.remember_landing(home, os.environ["TSDEDUP_LANDING"])
     return outcome.code
+
+
+def _ingested(project_dir: Path, args: Sequence[str], outcome: DbtOutcome) -> bool:
+    """Whether the command's dbt invocations ran ``raw_chunks`` (read the landing folder)."""
+    last = read_run_results(target_path(project_dir, args), outcome.since)
+    runs = [*outcome.earlier, *([last] if last is not None else [])]
+    return any(model_ran(run, "raw_chunks") for run in runs)
 
 
 def engine_command(home: Path, args: Sequence[str]) -> int:

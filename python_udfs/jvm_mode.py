@@ -8,11 +8,14 @@ before it pays off. Started with the quick compiler only (C1,
 run over a lot of data is slower that way (its hot loops never get C2's code).
 
 So ``tsdedup run`` picks the mode from the bytes landed since the last
-successful run (a listing of the landing folder is kept in the state folder):
+successful run that ingested (ran ``raw_chunks``; the landing folder's listing
+after it is kept in the state folder):
 up to ``SHORT_RUN_BYTES``, a short-lived JVM; more, or ``--full-refresh``, or
 no listing to compare with, the default tiered JVM. Every other command (dbt
 tests scan whole tables) and the resident engine get the default.
 ``TSDEDUP_JVM_MODE=short|long`` overrides the choice; ``auto`` is the default.
+The mode changes how fast the JVM runs, never a result: files that wait for a
+later run (more than one run's file limit) may be read by a short-lived JVM.
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def format_summary(
     return "\n".join(lines)
 
 
-def _ran(run_results: Mapping[str, Any], model: str) -> bool:
+def model_ran(run_results: Mapping[str, Any], model: str) -> bool:
     """Whether the run built ``model`` successfully."""
     return any(
         str(r.get("unique_id", "")).startswith("model.")
@@ -327,11 +327,11 @@ def print_run_summary(
     if spark is not None and invocation_ids:
         try:
             schema = target_schema(args)
-            if _ran(run_results, "raw_chunks"):
+            if model_ran(run_results, "raw_chunks"):
                 ingested = query_ingested(spark, schema, invocation_ids)
-            if _ran(run_results, "rpt_suspect_times"):
+            if model_ran(run_results, "rpt_suspect_times"):
                 suspects = query_suspects(spark, schema, invocation_ids)
-            if _ran(run_results, "rpt_measurements"):
+            if model_ran(run_results, "rpt_measurements"):
                 measurements = query_measurements(spark, schema, refused or {})
             changes = query_changes(spark, schema, invocation_ids)
         except PySparkException as exc:
