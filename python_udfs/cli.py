@@ -252,6 +252,8 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
         from python_udfs.report import run_report
 
         return run_report(spark, project_dir, args[1:])
+    landing = jvm_mode.local_landing(os.environ)
+    listing = jvm_mode.landing_listing(landing) if landing and args[0] in SUMMARIZED else None
     outcome = run_dbt_discovering(project_dir, args)
     if args[0] in SUMMARIZED:
         from python_udfs.run_summary import print_run_summary
@@ -260,8 +262,8 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
     home = Path(os.environ["TSDEDUP_HOME"])
     if outcome.code == 0 and inputs is not None:
         up_to_date.remember(home, inputs, args)
-    if outcome.code == 0 and args[0] in SUMMARIZED and _ingested(project_dir, args, outcome):
-        jvm_mode.remember_landing(home, os.environ["TSDEDUP_LANDING"])
+    if outcome.code == 0 and listing is not None and _ingested(project_dir, args, outcome):
+        jvm_mode.remember_landing(home, listing)
     return outcome.code
 
 

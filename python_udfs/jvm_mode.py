@@ -13,18 +13,22 @@ after it is kept in the state folder):
 up to ``SHORT_RUN_BYTES``, a short-lived JVM; more, or ``--full-refresh``, or
 no listing to compare with, the default tiered JVM. Every other command (dbt
 tests scan whole tables) and the resident engine get the default.
-``TSDEDUP_JVM_MODE=short|long`` overrides the choice; ``auto`` is the default.
+``TSDEDUP_JVM_MODE=short|long`` overrides the choice for a command that starts
+its own JVM (not in the engine); ``auto`` is the default.
 The mode changes how fast the JVM runs, never a result: files that wait for a
 later run (more than one run's file limit) may be read by a short-lived JVM.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from python_udfs.up_to_date import is_full_refresh
 
 MODE_VARIABLE = "TSDEDUP_JVM_MODE"
 MODES = ("auto", "short", "long")
@@ -79,21 +83,37 @@ def new_bytes(before: Mapping[str, Sequence[int]], now: Mapping[str, Sequence[in
 
 
 def _read_listing(home: Path) -> dict[str, list[int]] | None:
+    """The listing kept after the last run; None when there is none or it is
+    not one (any other content only means: no earlier listing)."""
     try:
         listing = json.loads((home / LISTING_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return listing if isinstance(listing, dict) else None
+    if not isinstance(listing, dict) or not all(
+        isinstance(entry, list) and len(entry) == 2 and all(type(n) is int for n in entry)
+        for entry in listing.values()
+    ):
+        return None
+    return listing
 
 
-def remember_landing(home: Path, landing: str) -> None:
-    """After a successful run: the landing folder as that run left it."""
+def local_landing(environ: Mapping[str, str]) -> Path | None:
+    """The landing folder when it is a local folder (else it is not listed)."""
+    landing = environ.get("TSDEDUP_LANDING", "")
     if not landing or "://" in landing or not Path(landing).is_dir():
-        return
+        return None
+    return Path(landing)
+
+
+def remember_landing(home: Path, listing: Mapping[str, Sequence[int]]) -> None:
+    """After a successful run that ingested: the landing folder as it was when
+    the run started (a file landed during the run counts as new next time).
+    The listing is a hint, so failing to write it never fails the run."""
     path = home / LISTING_NAME
     partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(landing_listing(Path(landing))), encoding="utf-8")
-    partial.replace(path)
+    with contextlib.suppress(OSError):
+        partial.write_text(json.dumps(listing), encoding="utf-8")
+        partial.replace(path)
 
 
 def choose(args: Sequence[str], environ: Mapping[str, str], home: Path) -> JvmMode:
@@ -103,13 +123,13 @@ def choose(args: Sequence[str], environ: Mapping[str, str], home: Path) -> JvmMo
         return JvmMode(setting == "short", f"{MODE_VARIABLE}={setting}")
     if not args or args[0] != "run":
         return JvmMode(False, "the default")
-    if "--full-refresh" in args:
+    if is_full_refresh(args, environ):
         return JvmMode(False, "a full refresh")
-    landing = environ.get("TSDEDUP_LANDING", "")
+    landing = local_landing(environ)
     before = _read_listing(home)
-    if before is None or not landing or "://" in landing or not Path(landing).is_dir():
+    if before is None or landing is None:
         return JvmMode(False, "no earlier listing of the landing folder")
-    landed = new_bytes(before, landing_listing(Path(landing)))
+    landed = new_bytes(before, landing_listing(landing))
     megabytes = f"{landed / 1024 / 1024:.1f} MB landed since the last run"
     if landed > SHORT_RUN_BYTES:
         return JvmMode(False, megabytes)

@@ -10,7 +10,7 @@ starting Spark and says so.
 
 Any other command in the same state folder (``sql``, ``run-operation``,
 ``sample``, a run that fails, ...) first forgets the record, so whatever it may
-have changed is never hidden by a skip. ``--full-refresh`` never skips, and a
+have changed is never hidden by a skip. A full refresh never skips, and a
 landing folder that is not on the local file system (``s3://``, ``hdfs://``)
 cannot be fingerprinted cheaply, so runs reading one never skip either.
 ``TSDEDUP_RUN_ALWAYS=1`` turns skipping off.
@@ -70,10 +70,17 @@ def _hash_listing(digest: hashlib._Hash, folder: Path) -> None:
         )
 
 
+def is_full_refresh(args: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether dbt runs ``args`` as a full refresh: ``--full-refresh``, ``-f``
+    or DBT_FULL_REFRESH set true."""
+    flag = environ.get("DBT_FULL_REFRESH", "").strip().lower() in ("1", "true", "yes", "y")
+    return flag or "--full-refresh" in args or "-f" in args
+
+
 def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, str]) -> str | None:
     """The fingerprint of everything ``tsdedup <args>`` reads, or None when the
     command must always run."""
-    if not args or args[0] not in SKIPPABLE_COMMANDS or "--full-refresh" in args:
+    if not args or args[0] not in SKIPPABLE_COMMANDS or is_full_refresh(args, environ):
         return None
     if environ.get(ALWAYS_RUN, "").strip().lower() not in ("", "0", "false", "no"):
         return None

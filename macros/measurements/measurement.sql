@@ -22,7 +22,10 @@
         points are deduplicated together (the stored rows come first in
         ingestion order) and those partitions are overwritten.
     Untouched partitions are neither read nor rewritten; with no new point and
-    no new column, nothing is (write mode `none`). The compiled SQL starts
+    no new column, nothing is (write mode `none`). When the table's watermark
+    is recorded, one query (log_heads) finds that case first: no catalog row
+    and no column first used after the watermark, and no new retraction.
+    The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
     days: 2026-11-02 */`), which tells the measurement materialization which
     statement to write (measurement_write_sql). A point's values travel in one
@@ -48,11 +51,11 @@
     {%- set catalog_relation = ref('sort_key_catalog') -%}
     {%- set state = tsdedup.read_measurement_state(this) if is_incremental() else none -%}
     {%- set watermark = state['watermark'] if state is not none else none -%}
-    {#- Nothing landed for the measurement and nothing was retracted: one query
-        says so, and the run writes nothing. -#}
-    {%- set heads = tsdedup.log_heads(measurement_name, watermark or 0) -%}
     {%- if watermark is not none -%}
-        {%- if heads['new_catalog_rows'] == 0 and heads['new_column_rows'] == 0
+        {#- Nothing landed for the measurement and nothing was retracted: one
+            query says so, and the run writes nothing. -#}
+        {%- set heads = tsdedup.log_heads(measurement_name, watermark) -%}
+        {%- if heads['new_catalog_rows'] == 0 and heads['new_columns'] == 0
             and heads['retraction_seq'] == state['retraction_seq'] -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ state['watermark'], info=True) }}
             {{ return(

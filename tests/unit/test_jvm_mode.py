@@ -39,7 +39,7 @@ def test_a_run_without_an_earlier_listing_gets_the_default_jvm(
 
 def test_a_run_with_few_new_bytes_gets_a_short_lived_jvm(folders: tuple[Path, Path]) -> None:
     home, landing = folders
-    remember_landing(home, str(landing))
+    remember_landing(home, landing_listing(landing))
     assert choose(["run"], env(landing), home).reason == "0.0 MB landed since the last run"
     (landing / "c.lp").write_bytes(b"z" * 3 * 1024 * 1024)
     mode = choose(["run", "--target", "local"], env(landing), home)
@@ -52,7 +52,7 @@ def test_more_new_bytes_than_the_limit_get_the_default_jvm(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home, landing = folders
-    remember_landing(home, str(landing))
+    remember_landing(home, landing_listing(landing))
     monkeypatch.setattr(jvm_mode, "SHORT_RUN_BYTES", 120)
     (landing / "a.lp").write_bytes(b"x" * 121)  # changed: all its bytes count
     assert not choose(["run"], env(landing), home).short
@@ -65,9 +65,11 @@ def test_other_commands_full_refreshes_and_remote_landing_get_the_default_jvm(
     folders: tuple[Path, Path],
 ) -> None:
     home, landing = folders
-    remember_landing(home, str(landing))
-    for args in (["build"], ["test"], ["sql", "select 1"], ["run", "--full-refresh"]):
+    remember_landing(home, landing_listing(landing))
+    full_refreshes = (["run", "--full-refresh"], ["run", "-f"])
+    for args in (["build"], ["test"], ["sql", "select 1"], *full_refreshes):
         assert not choose(args, env(landing), home).short, args
+    assert not choose(["run"], env(landing, DBT_FULL_REFRESH="true"), home).short
     assert not choose(["run"], {"TSDEDUP_LANDING": "s3://bucket/landing"}, home).short
 
 
@@ -76,10 +78,20 @@ def test_the_setting_overrides_the_choice_and_a_bad_one_is_named(
 ) -> None:
     home, landing = folders
     assert choose(["build"], env(landing, TSDEDUP_JVM_MODE="short"), home).short
-    remember_landing(home, str(landing))
+    remember_landing(home, landing_listing(landing))
     assert not choose(["run"], env(landing, TSDEDUP_JVM_MODE="Long"), home).short
     with pytest.raises(JvmModeError, match="TSDEDUP_JVM_MODE='fast': use one of auto, short, long"):
         choose(["run"], env(landing, TSDEDUP_JVM_MODE="fast"), home)
+
+
+def test_a_listing_that_is_not_one_counts_as_none_and_writing_it_never_fails(
+    folders: tuple[Path, Path],
+) -> None:
+    home, landing = folders
+    for content in ('{"a.lp": 5}', '{"a.lp": [1, "x"]}', "[1]", "{"):
+        (home / "landed_listing.json").write_text(content, encoding="utf-8")
+        assert choose(["run"], env(landing), home).reason.startswith("no earlier listing"), content
+    remember_landing(home / "missing" / "folder", landing_listing(landing))  # no error
 
 
 def test_listing_names_files_by_relative_path_and_new_bytes_compares_them(
@@ -120,6 +132,8 @@ def test_a_bad_setting_stops_the_command_before_spark_starts(
 ) -> None:
     monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
+    for name in ("DBT_PROJECT_DIR", "DBT_PROFILES_DIR", "DBT_SEND_ANONYMOUS_USAGE_STATS"):
+        monkeypatch.delenv(name, raising=False)  # main() sets them; restored after
     monkeypatch.setenv("TSDEDUP_JVM_MODE", "turbo")
     assert cli.main(["run"]) == 2
     assert "TSDEDUP_JVM_MODE='turbo'" in capsys.readouterr().err

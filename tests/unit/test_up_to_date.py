@@ -76,6 +76,8 @@ def test_every_input_of_a_run_changes_the_fingerprint(project: Path) -> None:
     ("args", "change"),
     [
         (["run", "--full-refresh"], {}),
+        (["run", "-f"], {}),
+        (["build"], {"DBT_FULL_REFRESH": "True"}),
         (["run-operation", "compact_measurements"], {}),
         (["sql", "select 1"], {}),
         (["test"], {}),
