@@ -252,8 +252,8 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
         from python_udfs.report import run_report
 
         return run_report(spark, project_dir, args[1:])
-    landing = jvm_mode.local_landing(os.environ)
-    listing = jvm_mode.landing_listing(landing) if landing and args[0] in SUMMARIZED else None
+    landing = up_to_date.local_landing(os.environ)
+    listing = up_to_date.landing_listing(landing) if landing and args[0] in SUMMARIZED else None
     outcome = run_dbt_discovering(project_dir, args)
     if args[0] in SUMMARIZED:
         from python_udfs.run_summary import print_run_summary

@@ -246,9 +246,8 @@ def open_engine(
     home: Path, address: Path, target_args: Sequence[str], idle_minutes: float
 ) -> tuple[Any, socket.socket, EngineRecord]:
     """Under the state folder's lock: start Spark, listen, write engine.json."""
-    from python_udfs import cli, warm_up
+    from python_udfs import cli
     from python_udfs.engine import fingerprint
-    from python_udfs.run_summary import target_schema
     from python_udfs.state import HomeLock
 
     with HomeLock(home):
@@ -256,10 +255,9 @@ def open_engine(
         if running is not None:
             raise EngineError(f"the {running.describe()} already runs")
         target, conf = cli.session_conf(target_args)
-        spark = cli.start_spark(target_args)
+        # warms up while dbt loads and, after, while no command runs
+        spark = cli.start_spark(target_args, warm=True)
         spark.sql("show databases").collect()  # a metastore that cannot open stops the start
-        # the rest warms up while dbt loads and, after, while no command runs
-        warm_up.start_warm_up(spark, target_schema(target_args), os.environ["TSDEDUP_LANDING"])
         import dbt.cli.main  # noqa: F401 - loaded once, used by every command
 
         # A process the engine starts during a command inherits that command's

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_udfs.up_to_date import is_full_refresh
+from python_udfs.up_to_date import is_full_refresh, landing_listing, local_landing
 
 MODE_VARIABLE = "TSDEDUP_JVM_MODE"
 MODES = ("auto", "short", "long")
@@ -62,21 +61,6 @@ def mode_setting(environ: Mapping[str, str]) -> str:
     return value
 
 
-def landing_listing(folder: Path) -> dict[str, list[int]]:
-    """Every file under the landing folder: relative name -> [size, mtime in ns]."""
-    listing: dict[str, list[int]] = {}
-    for parent, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in files:
-            path = Path(parent) / name
-            try:
-                stat = path.stat()
-            except OSError:  # removed meanwhile
-                continue
-            listing[str(path.relative_to(folder))] = [stat.st_size, stat.st_mtime_ns]
-    return listing
-
-
 def new_bytes(before: Mapping[str, Sequence[int]], now: Mapping[str, Sequence[int]]) -> int:
     """The bytes of the files in ``now`` that are not in ``before`` as they are."""
     return sum(entry[0] for name, entry in now.items() if list(before.get(name, [])) != list(entry))
@@ -95,14 +79,6 @@ def _read_listing(home: Path) -> dict[str, list[int]] | None:
     ):
         return None
     return listing
-
-
-def local_landing(environ: Mapping[str, str]) -> Path | None:
-    """The landing folder when it is a local folder (else it is not listed)."""
-    landing = environ.get("TSDEDUP_LANDING", "")
-    if not landing or "://" in landing or not Path(landing).is_dir():
-        return None
-    return Path(landing)
 
 
 def remember_landing(home: Path, listing: Mapping[str, Sequence[int]]) -> None:

@@ -60,14 +60,34 @@ def _hash_contents(digest: hashlib._Hash, label: str, root: Path, parts: Sequenc
             digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def _hash_listing(digest: hashlib._Hash, folder: Path) -> None:
-    """Names, sizes and modification times of everything in the landing folder
+def local_landing(environ: Mapping[str, str]) -> Path | None:
+    """The landing folder when it is a local folder (one on s3:// or hdfs:// is
+    not listed: that would take as long as the run's own check)."""
+    landing = environ.get("TSDEDUP_LANDING", "")
+    if not landing or "://" in landing or not Path(landing).is_dir():
+        return None
+    return Path(landing)
+
+
+def landing_listing(folder: Path) -> dict[str, list[int]]:
+    """Every file under the landing folder: relative name -> [size, mtime in ns]
     (contents are not read: a changed file changes its size or time)."""
-    for path in _files_under(folder):
-        stat = path.stat()
-        digest.update(
-            f"landed:{path.relative_to(folder)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode()
-        )
+    listing: dict[str, list[int]] = {}
+    for parent, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in files:
+            path = Path(parent) / name
+            try:
+                stat = path.stat()
+            except OSError:  # removed meanwhile
+                continue
+            listing[str(path.relative_to(folder))] = [stat.st_size, stat.st_mtime_ns]
+    return listing
+
+
+def _hash_listing(digest: hashlib._Hash, folder: Path) -> None:
+    for name, (size, mtime_ns) in sorted(landing_listing(folder).items()):
+        digest.update(f"landed:{name}\0{size}\0{mtime_ns}\0".encode())
 
 
 def is_full_refresh(args: Sequence[str], environ: Mapping[str, str]) -> bool:
@@ -84,8 +104,8 @@ def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, st
         return None
     if environ.get(ALWAYS_RUN, "").strip().lower() not in ("", "0", "false", "no"):
         return None
-    landing = environ.get("TSDEDUP_LANDING", "")
-    if not landing or "://" in landing or not Path(landing).is_dir():
+    landing = local_landing(environ)
+    if landing is None:
         return None
     digest = hashlib.sha256()
     digest.update(json.dumps(list(args)).encode())
@@ -98,7 +118,7 @@ def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, st
     _hash_contents(digest, "profiles", profiles, ["profiles.yml"])
     package = Path(__file__).resolve().parent
     _hash_contents(digest, "python", package, sorted(p.name for p in package.glob("*.py")))
-    _hash_listing(digest, Path(landing))
+    _hash_listing(digest, landing)
     return digest.hexdigest()
 
 
