@@ -6,14 +6,17 @@
         commit, so a rebuild that fails leaves the old table and its rows as
         they were (dbt-spark's incremental materialization drops the table
         first);
-      - incremental run with nothing new (write mode `none`): no write;
+      - incremental run with nothing new (write mode `none`): no write; when
+        the model found its state record current (`none; state record
+        current`), the record is not written either;
       - incremental run: the model's rows go to a temporary view, new columns
         are added to the table, and measurement_write_sql writes them in the
         mode the model's SQL names (append, row-level merge or overwrite of the
         touched day partitions).
 
-    Then, in every case, record_measurement_state brings the key index up to
-    date and writes the table's state record (one commit, only if it changed).
+    Then, unless the record is current, record_measurement_state brings the
+    key index up to date and writes the table's state record (one commit, only
+    if it changed).
     is_incremental() is true for it as for dbt's incremental models.
 #}
 {% materialization measurement, adapter='spark', supported_languages=['sql'] %}
@@ -46,12 +49,14 @@
         {%- set existing_relation = none -%}
     {%- endif -%}
 
+    {%- set header = tsdedup.write_mode_header() -%}
+    {%- set record_current = header == '/* tsdedup write mode: none; state record current */' -%}
     {%- set wrote = true -%}
     {%- if existing_relation is none or full_refresh -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
         {%- endcall -%}
-    {%- elif tsdedup.write_mode_header() == '/* tsdedup write mode: none */' -%}
+    {%- elif record_current or header == '/* tsdedup write mode: none */' -%}
         {#- No new point and no new column: the table stays as it is. -#}
         {%- set wrote = false -%}
         {%- call noop_statement('main', 'OK (nothing new)') -%}
@@ -66,9 +71,13 @@
             {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, meta['tsdedup_measurement']) }}
         {%- endcall -%}
     {%- endif -%}
-    {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
-    {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
-        meta.get('tsdedup_dedup_mode', 'fields'), existing_relation is none or full_refresh, wrote) -%}
+    {%- if record_current and existing_relation is not none and not full_refresh -%}
+        {{ log("tsdedup: " ~ target_relation ~ ": nothing written; its state record is current") }}
+    {%- else -%}
+        {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
+        {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
+            meta.get('tsdedup_dedup_mode', 'fields'), existing_relation is none or full_refresh, wrote) -%}
+    {%- endif -%}
 
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}
     {%- do apply_grants(target_relation, config.get('grants'), should_revoke) -%}

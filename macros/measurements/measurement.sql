@@ -24,7 +24,9 @@
     Untouched partitions are neither read nor rewritten; with no new point and
     no new column, nothing is (write mode `none`). When the table's watermark
     is recorded, one query (log_heads) finds that case first: no catalog row
-    and no column first used after the watermark, and no new retraction.
+    and no column first used after the watermark, and no new retraction; if
+    the key index is current as well, the state record is not written either
+    (`none; state record current`).
     The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
     days: 2026-11-02 */`), which tells the measurement materialization which
@@ -53,14 +55,18 @@
     {%- set watermark = state['watermark'] if state is not none else none -%}
     {%- if watermark is not none -%}
         {#- Nothing landed for the measurement and nothing was retracted: one
-            query says so, and the run writes nothing. -#}
+            query says so, and the run writes nothing. When the key index is
+            current too, the state record stays as it is (its watermark, and
+            with it the live view's SQL, moves only when the table does). -#}
         {%- set heads = tsdedup.log_heads(measurement_name, watermark) -%}
         {%- if heads['new_catalog_rows'] == 0 and heads['new_columns'] == 0
             and heads['retraction_seq'] == state['retraction_seq'] -%}
-            {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ state['watermark'], info=True) }}
+            {%- set record_current = state['key_index_chunk_seq'] == watermark
+                and state['key_index_snapshot_id'] == state['snapshot_id'] -%}
+            {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
             {{ return(
-                "/* tsdedup write mode: none */\n"
-                ~ "-- no point, column or retraction after chunk " ~ state['watermark'] ~ ": nothing to write\n"
+                "/* tsdedup write mode: none" ~ ("; state record current" if record_current else "") ~ " */\n"
+                ~ "-- no point, column or retraction after chunk " ~ watermark ~ ": nothing to write\n"
                 ~ "select * from " ~ this ~ " where false\n"
             ) }}
         {%- endif -%}

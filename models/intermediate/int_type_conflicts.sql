@@ -4,7 +4,9 @@
     an established column's name with other upper/lower case letters (column
     names are compared without case, as the metastore does), with the point
     written back as line protocol. Only the chunks and measurements where such
-    a column was seen are scanned.
+    a column was seen are scanned: the conflicting columns are broadcast to
+    the scan of the points, so when there are none (the usual case) Spark
+    skips that scan.
 #}
 with conflicting_columns as (
     select
@@ -22,7 +24,7 @@ with conflicting_columns as (
 ),
 
 conflicting_points as (
-    select
+    select /*+ broadcast(c) */
         p.chunk_seq,
         p.position,
         p.source_file,

@@ -4,6 +4,7 @@ for real by the dbt unit tests of the measurement models."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -112,3 +113,22 @@ def test_python_quoting_gives_back_every_hostile_value(
     ]
     answers = module_scenario_workspace.sql(*statements)
     assert answers == [[{"value": value, value: 1}] for value in values]
+
+
+def test_python_and_macro_quoting_write_the_same_sql(
+    module_scenario_workspace: Workspace,
+) -> None:
+    # Two implementations of one rule: the macros quote in models, the Python
+    # module in the command line's own queries. They must write the same text.
+    values = [*HOSTILE_NAMES, "line\nbreak", "tab\there", "carriage\rreturn", "\\'", "\\", ""]
+    inline = (
+        "{%- set out = [] -%}"
+        "{%- for value in var('quoting_values') -%}"
+        "{%- do out.append([tsdedup.string_literal(value), tsdedup.quote_identifier(value)]) -%}"
+        "{%- endfor -%}"
+        "{{ tojson(out) }}"
+    )
+    text = compiled(
+        module_scenario_workspace, inline, "--vars", json.dumps({"quoting_values": values})
+    )
+    assert json.loads(text) == [[string_literal(v), quote_identifier(v)] for v in values]

@@ -238,7 +238,8 @@ def check_runs_without_new_chunks_write_nothing(
         assert messages[f"model.tsdedup.{model}"] == "OK (nothing new)", model
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
     header, reason = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[:2]
-    assert header == "/* tsdedup write mode: none */"
+    # the rebuild recorded the key index as current: the record is not written again
+    assert header == "/* tsdedup write mode: none; state record current */"
     # found from one query (log_heads), without reading the points or columns
     nothing_landed = r"-- no point, column or retraction after chunk \d+: nothing to write"
     assert re.fullmatch(nothing_landed, reason), reason
@@ -247,3 +248,31 @@ def check_runs_without_new_chunks_write_nothing(
     after = table_state(ws)
     assert as_set(after[0]) == as_set(rebuilt[0])
     assert as_set(after[1]) == as_set(rebuilt[1])
+
+
+def test_a_rejected_point_that_brings_a_column_adds_it(workspace: Workspace) -> None:
+    """A chunk whose only point of a measurement is rejected for a type conflict
+    still establishes the new column it writes: the run is not cut short as
+    "nothing new", the table gets the (empty) column, and later points fill it."""
+    ws = workspace
+    ws.add_measurement_model("m", "m")
+    ws.land("a.lp", "m,host=a x=1 1\n")
+    ws.build()
+    ws.land("b.lp", 'm,host=a x="text",y=2 2\n')
+    ws.build()
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
+    assert not (compiled / "m.sql").read_text("utf-8").startswith("/* tsdedup write mode: none")
+    (rows, rejects) = ws.sql(
+        "select * from tsdedup.m order by time_ns",
+        "select source_file, reject_reason from tsdedup.rpt_rejects",
+    )
+    assert rows == [{"host": "a", "x": 1.0, "y": None, "time": rows[0]["time"], "time_ns": 1}]
+    assert [r["source_file"] for r in rejects] == ["b.lp"]
+    assert "field type conflict" in str(rejects[0]["reject_reason"])
+    ws.land("c.lp", "m,host=b y=5 3\n")
+    ws.build()
+    (rows,) = ws.sql("select host, x, y, time_ns from tsdedup.m order by time_ns")
+    assert rows == [
+        {"host": "a", "x": 1.0, "y": None, "time_ns": 1},
+        {"host": "b", "x": None, "y": 5.0, "time_ns": 3},
+    ]

@@ -52,3 +52,53 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
     ws.land("b.lp", "v,host=a x=2 2\n")
     ws.build()
     assert view_messages(ws)["stg_points"] == "OK (unchanged)"
+
+
+def test_a_measurement_without_new_points_keeps_its_state_and_live_view(
+    workspace: Workspace,
+) -> None:
+    """Points of one measurement land: the other measurement's table, state
+    record and live view stay as they are (its watermark does not follow the
+    raw log's head), and its next points are merged from where it stopped."""
+    ws = workspace
+    for name in ("v", "w"):
+        ws.add_measurement_model(name, name)
+        (ws.project / "models" / "live" / f"{name}_live.sql").write_text(
+            f"{{{{ tsdedup.live_measurement(ref('{name}')) }}}}\n", encoding="utf-8"
+        )
+    ws.land("a.lp", "v,host=a x=1 1\nw,host=a y=1,z=1 1\n")
+    ws.build()
+
+    def history(table: str) -> int:
+        (rows,) = ws.sql(f"select count(*) as n from tsdedup.{table}.metadata_log_entries")
+        return int(str(rows[0]["n"]))
+
+    def watermark(table: str) -> str:
+        (props,) = ws.sql(f"show tblproperties tsdedup.{table}")
+        return {p["key"]: p["value"] for p in props}["tsdedup.last_chunk_seq"]
+
+    assert watermark("w") == watermark("v") == "1"
+    w_history = history("w")
+    ws.land("b.lp", "v,host=a x=2 2\n")
+    ws.build()
+    messages = view_messages(ws)
+    assert messages["w"] == "OK (nothing new)"
+    assert messages["w_live"] == "OK (unchanged)"
+    assert messages["v_live"] == "OK", "v's watermark moved: its live view is new"
+    assert (watermark("v"), watermark("w")) == ("2", "1")
+    assert history("w") == w_history, "w's state record was not written"
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
+    header = (compiled / "w.sql").read_text("utf-8").lstrip().splitlines()[0]
+    assert header == "/* tsdedup write mode: none; state record current */"
+
+    # w's next points: a re-delivery of its point with one field, and a new one.
+    ws.land("c.lp", "w,host=a z=3 1\nw,host=b y=4 1\n")
+    ws.build()
+    assert watermark("w") == "3"
+    want = [
+        {"host": "a", "y": 1.0, "z": 3.0, "time_ns": 1},
+        {"host": "b", "y": 4.0, "z": None, "time_ns": 1},
+    ]
+    for relation in ("w", "w_live"):
+        (rows,) = ws.sql(f"select host, y, z, time_ns from tsdedup.{relation} order by host")
+        assert rows == want, relation
