@@ -1,0 +1,67 @@
+"""The raw log's typed maps built in Arrow (python_udfs.raw_files) are the maps
+raw_chunks' macro chunk_map builds in Spark from the same transport table, and
+partition folders are named as Spark's partition discovery reads them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pyarrow as pa
+from hypothesis import HealthCheck, given, settings
+
+from python_udfs.chunk_table import MAP_COLUMNS, chunk_table
+from python_udfs.raw_files import MAP_TYPES, _escape, partition_dir, typed_maps
+from tests.hostile_names import HOSTILE_NAMES
+from tests.unit.test_lp_vector import INGEST_NS, NAMES, decoded_rows, files
+
+
+def _items(value: Any) -> Any:
+    """A map as its sorted items (duplicates kept), floats with their sign."""
+    if value is None:
+        return None
+    pairs = value.items() if isinstance(value, dict) else value
+    return sorted(
+        (k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v) for k, v in pairs
+    )
+
+
+def assert_same_maps(table: pa.Table) -> None:
+    maps = typed_maps(table)
+    expected = decoded_rows(table)
+    for column in MAP_COLUMNS:
+        assert maps[column].type == MAP_TYPES[column]
+        index = NAMES.index(column)
+        got = [_items(v) for v in maps[column].to_pylist()]
+        want = [_items(row[index]) for row in expected]
+        assert got == want, column
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files())
+def test_arrow_maps_equal_the_maps_spark_decodes(file: tuple[str, str]) -> None:
+    text, precision = file
+    content = text.encode("utf-8", "surrogatepass")
+    assert_same_maps(chunk_table("f.lp", content, precision, INGEST_NS))
+
+
+def test_a_feed_of_many_values_keeps_every_value() -> None:
+    lines = [
+        "m,host=a,region=eu f=1.5,g=-0.0,h=1e300,i=2i,u=18446744073709551615u,b=t,c=FALSE 1",
+        "m,host=b f=5e-324,i=-9223372036854775808i 2",
+        'm,host=c s="text, with = signs",f=3 3',
+        "m f=1 4",
+        "other,x=y v=0.1 5",
+    ]
+    table = chunk_table("f.lp", ("\n".join(lines) + "\n").encode(), "ns", INGEST_NS)
+    assert_same_maps(table)
+
+
+def test_partition_folders_escape_what_spark_escapes() -> None:
+    assert partition_dir("point", "cpu") == "row_kind=point/measurement=cpu"
+    assert partition_dir("chunk", None) == "row_kind=chunk/measurement=__HIVE_DEFAULT_PARTITION__"
+    assert _escape("a/b=c%d") == "a%2Fb%3Dc%25d"
+    assert _escape("tab\there") == "tab%09here"
+    for name in HOSTILE_NAMES:
+        folder = _escape(name)
+        assert "/" not in folder and "=" not in folder, name
