@@ -14,6 +14,8 @@ discovery reads it back (Hive-style, ``row_kind=point/measurement=cpu``).
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -38,7 +40,7 @@ MAP_TYPES: dict[str, pa.DataType] = {
 _TRUE = pa.array(["t", "T", "true", "True", "TRUE"])
 # Characters Spark escapes in a partition folder's name (%XX), as its
 # ExternalCatalogUtils.escapePathName does on Linux.
-_ESCAPED = frozenset('"#%\'*/:=?\\\x7f{[]^') | frozenset(chr(code) for code in range(1, 32))
+_ESCAPED = frozenset("\"#%'*/:=?\\\x7f{[]^") | frozenset(chr(code) for code in range(1, 32))
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 
@@ -69,7 +71,9 @@ def _column_maps(texts: pa.Array, as_json: np.ndarray, value_type: str) -> pa.Ar
     json_rows = np.flatnonzero(as_json)
     parts = [_text_maps(texts.take(pa.array(text_rows)), value_type)]
     if len(json_rows):
-        values = [_json_map(text, value_type) for text in texts.take(pa.array(json_rows)).to_pylist()]
+        values = [
+            _json_map(text, value_type) for text in texts.take(pa.array(json_rows)).to_pylist()
+        ]
         parts.append(pa.array(values, type=map_type))
     joined = pa.concat_arrays(parts) if len(parts) > 1 else parts[0]
     # rows in their order again: text rows first in `joined`, then JSON rows
@@ -115,3 +119,121 @@ def _json_map(text: str | None, value_type: str) -> list[tuple[str, Any]] | None
     if value_type == "decimal(20, 0)":
         return [(key, Decimal(value)) for key, value in values.items()]
     return list(values.items())
+
+
+# The raw log's columns as a data file holds them: every column but the
+# partition columns (row_kind, measurement), which Iceberg takes from the
+# file's partition (its folder, when add_files imports it).
+STORED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("chunk_seq", pa.int64()),
+    ("position", pa.int64()),
+    ("source_file", pa.string()),
+    *((column, MAP_TYPES[column]) for column in MAP_COLUMNS),
+    ("time_ns", pa.int64()),
+    ("time_from_ingest", pa.bool_()),
+    ("line_text", pa.string()),
+    ("reject_reason", pa.string()),
+    ("column_name", pa.string()),
+    ("column_type", pa.string()),
+    ("lines_read", pa.int64()),
+    ("source_path", pa.string()),
+    ("source_bytes", pa.int64()),
+    ("source_modified_at", pa.timestamp("us", tz="UTC")),
+    ("content_sha256", pa.string()),
+    ("ingested_at", pa.timestamp("us", tz="UTC")),
+    ("invocation_id", pa.string()),
+)
+STORED_SCHEMA = pa.schema(list(STORED_FIELDS))
+
+
+@dataclass(frozen=True)
+class LandedFile:
+    """What the listing says of one new file, and its place in ingestion order."""
+
+    chunk_seq: int
+    source_file: str
+    source_path: str
+    source_bytes: int
+    source_modified_us: int
+
+
+@dataclass(frozen=True)
+class Run:
+    """The run's own columns: when it started, and its dbt invocation."""
+
+    ingested_us: int
+    invocation_id: str
+
+
+def stored_partitions(
+    transport: pa.Table, landed: LandedFile, run: Run
+) -> dict[tuple[str, str | None], pa.Table]:
+    """A chunk's transport table as the raw log stores it, one table per
+    (row_kind, measurement) partition. The file's listing columns are on its
+    chunk row only, as raw_chunks writes them."""
+    count = len(transport)
+    row_kind = transport["row_kind"].combine_chunks()
+    is_chunk = pc.equal(row_kind, "chunk")
+
+    def on_chunk_row(value: Any, type_: pa.DataType) -> pa.Array:
+        return pc.if_else(is_chunk, pa.scalar(value, type_), pa.scalar(None, type_))
+
+    def constant(value: Any, type_: pa.DataType) -> pa.Array:
+        return (
+            pa.array(np.full(count, value, dtype=object), type_) if count else pa.array([], type_)
+        )
+
+    columns = {name: transport[name].combine_chunks() for name in transport.schema.names}
+    columns.update(typed_maps(transport))
+    columns["chunk_seq"] = pa.array(np.full(count, landed.chunk_seq, dtype=np.int64))
+    columns["source_file"] = constant(landed.source_file, pa.string())
+    columns["source_path"] = on_chunk_row(landed.source_path, pa.string())
+    columns["source_bytes"] = on_chunk_row(landed.source_bytes, pa.int64())
+    stamp = pa.timestamp("us", tz="UTC")
+    columns["source_modified_at"] = on_chunk_row(landed.source_modified_us, stamp)
+    columns["ingested_at"] = pa.array(np.full(count, run.ingested_us, dtype=np.int64)).cast(stamp)
+    columns["invocation_id"] = constant(run.invocation_id, pa.string())
+    stored = pa.table([columns[name] for name, _ in STORED_FIELDS], schema=STORED_SCHEMA)
+    keys = pa.table({"row_kind": row_kind, "measurement": columns["measurement"]})
+    partitions: dict[tuple[str, str | None], pa.Table] = {}
+    for key in keys.group_by(["row_kind", "measurement"]).aggregate([]).to_pylist():
+        kind, measurement = key["row_kind"], key["measurement"]
+        mine = pc.equal(row_kind, kind)
+        if measurement is None:
+            mine = pc.and_(mine, pc.is_null(columns["measurement"]))
+        else:
+            mine = pc.and_(mine, pc.equal(columns["measurement"], measurement))
+        partitions[(kind, measurement)] = stored.filter(pc.fill_null(mine, False))
+    return partitions
+
+
+class PartitionWriters:
+    """One open Parquet file per partition for everything one task writes
+    (many chunks go to few files, as Spark's fanout writer does)."""
+
+    def __init__(self, folder: str, name: str) -> None:
+        self.folder = folder
+        self.name = name
+        self.writers: dict[tuple[str, str | None], Any] = {}
+        self.rows: dict[tuple[str, str | None], int] = {}
+
+    def write(self, partitions: dict[tuple[str, str | None], pa.Table]) -> None:
+        import pyarrow.parquet as pq
+
+        for key, table in partitions.items():
+            if key not in self.writers:
+                path = f"{self.folder}/{partition_dir(*key)}/{self.name}.parquet"
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                self.writers[key] = pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd")
+                self.rows[key] = 0
+            self.writers[key].write_table(table)
+            self.rows[key] += len(table)
+
+    def close(self) -> list[tuple[str, str, str | None, int]]:
+        """Close every file: (path, row_kind, measurement, rows) each."""
+        written = []
+        for key, writer in self.writers.items():
+            writer.close()
+            written.append((writer.where, *key, self.rows[key]))
+        self.writers.clear()
+        return written

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from python_udfs.chunk_rows import COLUMNS, chunk_rows
+from python_udfs.chunk_table import chunk_table
 from python_udfs.iceberg_reader import read_table
+from python_udfs.raw_files import LandedFile, PartitionWriters, Run, stored_partitions
 from tests.integration.conftest import Workspace
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -158,3 +160,57 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
     }
     stored = read_table(ws.home, "raw_chunks").to_pylist()
     assert {row["source_file"] for row in stored} == {"values.lp", "more.lp"}
+
+
+def test_data_files_written_in_python_hold_the_same_rows(workspace: Workspace) -> None:
+    # python_udfs.raw_files (draft): the same chunk written as Parquet files by
+    # Python and imported with add_files gives the raw log's rows, every column.
+    ws = workspace
+    content = landed_file(seed=12).encode()
+    ws.land("values.lp", content)
+    ws.tsdedup("run", "--select", "raw_chunks").check()
+    stored = read_table(ws.home, "raw_chunks").to_pylist()
+    (chunk,) = [row for row in stored if row["row_kind"] == "chunk"]
+
+    def micros(value: Any) -> int:
+        return int(value.timestamp()) * 1_000_000 + value.microsecond
+
+    landed = LandedFile(
+        chunk_seq=chunk["chunk_seq"],
+        source_file="values.lp",
+        source_path=chunk["source_path"],
+        source_bytes=chunk["source_bytes"],
+        source_modified_us=micros(chunk["source_modified_at"]),
+    )
+    run = Run(ingested_us=micros(chunk["ingested_at"]), invocation_id=chunk["invocation_id"])
+    transport = chunk_table("values.lp", content, "ns", run.ingested_us * 1000)
+    folder = ws.home / "imported"
+    writers = PartitionWriters(str(folder), "task-0")
+    writers.write(stored_partitions(transport, landed, run))
+    written = writers.close()
+    assert sum(rows for *_, rows in written) == len(stored)
+    ws.sql(
+        "create table tsdedup.raw_from_files using iceberg partitioned by (row_kind, measurement)"
+        " as select * from tsdedup.raw_chunks where false",
+        "call spark_catalog.system.add_files(table => 'tsdedup.raw_from_files',"
+        f" source_table => '`parquet`.`{folder}`', check_duplicate_files => false)",
+    )
+    imported = read_table(ws.home, "raw_from_files").to_pylist()
+    names = list(stored[0])
+
+    def normalized(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(
+            sorted(
+                (k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v)
+                for k, v in (row[n].items() if isinstance(row[n], dict) else row[n])
+            )
+            if n in _MAPS and row[n] is not None
+            else row[n]
+            for n in names
+        )
+
+    got = sorted((normalized(row) for row in imported), key=repr)
+    want = sorted((normalized(row) for row in stored), key=repr)
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert a == b
