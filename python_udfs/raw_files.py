@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -237,3 +239,48 @@ class PartitionWriters:
             written.append((writer.where, *key, self.rows[key]))
         self.writers.clear()
         return written
+
+
+WRITE_RETURN_TYPE = "path string, row_kind string, measurement string, rows bigint"
+
+
+class WriteChunks:
+    """The table function ``tsdedup_write_chunks``: each call reads one landed
+    file (as ``tsdedup_read_chunk`` does) and adds its rows to the task's open
+    data files under ``folder``; at the end of the task it returns the files
+    written, one row each, for ``add_files`` to commit in one snapshot."""
+
+    def __init__(self) -> None:
+        self.writers: PartitionWriters | None = None
+
+    def eval(
+        self,
+        chunk_seq: int,
+        source_file: str,
+        source_path: str,
+        source_bytes: int,
+        source_modified_us: int,
+        content: bytes | None,
+        precision: str,
+        ingested_us: int,
+        invocation_id: str,
+        folder: str,
+    ) -> Iterator[tuple[Any, ...]]:
+        from python_udfs.chunk_table import chunk_table, landed_bytes
+
+        data = landed_bytes(source_path, content)
+        transport = chunk_table(source_file, data, precision, int(ingested_us) * 1000)
+        landed = LandedFile(
+            int(chunk_seq), source_file, source_path, int(source_bytes), int(source_modified_us)
+        )
+        if self.writers is None:
+            self.writers = PartitionWriters(folder.removeprefix("file:"), uuid.uuid4().hex)
+        self.writers.write(
+            stored_partitions(transport, landed, Run(int(ingested_us), invocation_id))
+        )
+        yield from ()
+
+    def terminate(self) -> Iterator[tuple[Any, ...]]:
+        if self.writers is not None:
+            yield from self.writers.close()
+            self.writers = None

@@ -22,6 +22,7 @@ from typing import Any
 
 from python_udfs.chunk_table import RETURN_TYPE, ReadChunk
 from python_udfs.landing_functions import EMPTY_FILES_TYPE, EmptyFiles, precision_of_file
+from python_udfs.raw_files import WRITE_RETURN_TYPE, WriteChunks
 
 
 def register(spark: Any) -> None:
@@ -34,6 +35,9 @@ def register(spark: Any) -> None:
 
     spark.udtf.register(
         "tsdedup_read_chunk", udtf(ReadChunk, returnType=RETURN_TYPE, useArrow=True)
+    )
+    spark.udtf.register(
+        "tsdedup_write_chunks", udtf(WriteChunks, returnType=WRITE_RETURN_TYPE, useArrow=True)
     )
     spark.udtf.register("tsdedup_empty_files", udtf(EmptyFiles, returnType=EMPTY_FILES_TYPE))
     spark.udf.register("tsdedup_file_precision", precision_of_file, "string")

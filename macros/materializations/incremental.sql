@@ -3,7 +3,10 @@
     SQL starts with `/* tsdedup write mode: none */` (it knows from metadata
     that nothing new has come: no new file, no chunk after the last one it
     holds) runs no statement: no temporary view, no schema check, no empty
-    insert, which is an Iceberg commit of its own.
+    insert, which is an Iceberg commit of its own. A model whose SQL starts
+    with `/* tsdedup write mode: files */` (raw_chunks, decision 0021) wrote
+    its rows as data files itself: its query's result names them, and one
+    add_files commits them.
 #}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: none */'
@@ -11,6 +14,28 @@
         {{ run_hooks(pre_hooks) }}
         {%- call noop_statement('main', 'OK (nothing new)') -%}
             -- {{ this }}: nothing to write
+        {%- endcall -%}
+        {{ run_hooks(post_hooks) }}
+        {{ return({'relations': [this]}) }}
+    {%- endif -%}
+    {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: files */'
+        and not should_full_refresh() and load_relation(this) is not none -%}
+        {#- The model's query wrote the new rows as data files of the run's own
+            folder (raw_files_folder) and named them: one add_files commits
+            them all, so a run that dies before leaves no row, only files no
+            snapshot names (remove_orphan_files deletes them). -#}
+        {{ run_hooks(pre_hooks) }}
+        {%- call statement('write_files', fetch_result=True) -%}
+            {{ sql }}
+        {%- endcall -%}
+        {%- set written = load_result('write_files')['table'] -%}
+        {%- set folder = tsdedup.raw_files_folder(this) -%}
+        {%- call statement('main') -%}
+            call spark_catalog.system.add_files(
+                table => {{ tsdedup.string_literal(this ~ '') }},
+                source_table => {{ tsdedup.string_literal('`parquet`.`' ~ (folder | replace('`', '``')) ~ '`') }},
+                check_duplicate_files => false
+            )
         {%- endcall -%}
         {{ run_hooks(post_hooks) }}
         {{ return({'relations': [this]}) }}

@@ -8,9 +8,14 @@
 
     Row kinds (see _landing__models.yml): point, reject, column, chunk.
 
-    Each task writes the rows it read, one open file per partition
-    (write.distribution-mode none, fanout): no exchange of every point before
-    the write. A table created before that gets the properties in a pre-hook.
+    Once the log exists in a local folder, the table function that reads the
+    new files also writes their rows as the log's data files, and the
+    incremental materialization commits them with add_files (write mode
+    `files`, decision 0021): the query below then selects the files written.
+    Otherwise Spark writes the rows: each task the rows it read, one open file
+    per partition (write.distribution-mode none, fanout), no exchange of every
+    point before the write. A table created before that gets the properties
+    in a pre-hook.
 #}
 {{
     config(
@@ -43,8 +48,11 @@
 {%- do folders.setdefault(folder, []).append(file) -%}
 {%- endif -%}
 {%- endfor %}
+{%- set files_folder = tsdedup.raw_files_folder(this) if files and registry is not none else none -%}
 {%- if registry is not none and not files %}
 /* tsdedup write mode: none */
+{% elif files_folder is not none %}
+/* tsdedup write mode: files */
 {% endif %}
 with
 {%- if files %}
@@ -113,6 +121,40 @@ landed_files as (
     {%- endfor %}
 ),
 
+{%- if files_folder is not none %}
+
+written_files as (
+    {#- Each task writes its files' rows as data files of its own under the
+        run's folder and names them; the materialization commits them all
+        with add_files (python_udfs/raw_files.py). #}
+    select
+        w.path,
+        w.row_kind,
+        w.measurement,
+        w.rows
+    from landed_files as f,
+        lateral tsdedup_write_chunks(
+            f.chunk_seq,
+            f.source_file,
+            f.source_path,
+            f.source_bytes,
+            unix_micros(f.source_modified_at),
+            f.content,
+            {{ tsdedup.string_literal(var('tsdedup_precision', 'ns')) }},
+            {{ ingest_time_ns // 1000 }},
+            {{ tsdedup.string_literal(invocation_id) }},
+            {{ tsdedup.string_literal(files_folder) }}
+        ) as w
+)
+
+select
+    path,
+    row_kind,
+    measurement,
+    rows
+from written_files
+{%- else %}
+
 chunk_rows as (
     select
         f.chunk_seq,
@@ -173,3 +215,4 @@ select
     cast({{ tsdedup.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as timestamp) as ingested_at,
     {{ tsdedup.string_literal(invocation_id) }} as invocation_id
 from chunk_rows
+{%- endif %}

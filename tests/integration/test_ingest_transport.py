@@ -21,9 +21,7 @@ from typing import Any
 import pytest
 
 from python_udfs.chunk_rows import COLUMNS, chunk_rows
-from python_udfs.chunk_table import chunk_table
 from python_udfs.iceberg_reader import read_table
-from python_udfs.raw_files import LandedFile, PartitionWriters, Run, stored_partitions
 from tests.integration.conftest import Workspace
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -162,55 +160,55 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
     assert {row["source_file"] for row in stored} == {"values.lp", "more.lp"}
 
 
-def test_data_files_written_in_python_hold_the_same_rows(workspace: Workspace) -> None:
-    # python_udfs.raw_files (draft): the same chunk written as Parquet files by
-    # Python and imported with add_files gives the raw log's rows, every column.
+def test_both_writes_of_the_raw_log_store_the_same_rows(workspace: Workspace) -> None:
+    # Once the raw log exists, a local run writes its rows as data files from
+    # Python and commits them with add_files (write mode `files`); Spark's own
+    # write (var tsdedup_raw_write: spark, and the first run) must store the
+    # same rows for the same content, every column but the file's own.
     ws = workspace
     content = landed_file(seed=12).encode()
-    ws.land("values.lp", content)
+    ws.land("first.lp", content)
+    ws.tsdedup("run", "--select", "raw_chunks").check()  # creates the log
+    ws.land("by_python.lp", content)
     ws.tsdedup("run", "--select", "raw_chunks").check()
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "landing"
+    header = (compiled / "raw_chunks.sql").read_text("utf-8").lstrip().splitlines()[0]
+    assert header == "/* tsdedup write mode: files */"
+    ws.land("by_spark.lp", content)
+    ws.tsdedup("run", "--select", "raw_chunks", "--vars", "{tsdedup_raw_write: spark}").check()
+    assert "write mode: files" not in (compiled / "raw_chunks.sql").read_text("utf-8")
+
     stored = read_table(ws.home, "raw_chunks").to_pylist()
-    (chunk,) = [row for row in stored if row["row_kind"] == "chunk"]
+    own = {"chunk_seq", "source_file", "source_path", "source_modified_at"}
+    own |= {"ingested_at", "invocation_id"}
+    names = [name for name in stored[0] if name not in own]
 
-    def micros(value: Any) -> int:
-        return int(value.timestamp()) * 1_000_000 + value.microsecond
+    def rows_of(source_file: str) -> list[tuple[Any, ...]]:
+        mine = [row for row in stored if row["source_file"] == source_file]
+        assert len(mine) > 350, source_file
+        return sorted((_normalized_columns(row, names) for row in mine), key=repr)
 
-    landed = LandedFile(
-        chunk_seq=chunk["chunk_seq"],
-        source_file="values.lp",
-        source_path=chunk["source_path"],
-        source_bytes=chunk["source_bytes"],
-        source_modified_us=micros(chunk["source_modified_at"]),
-    )
-    run = Run(ingested_us=micros(chunk["ingested_at"]), invocation_id=chunk["invocation_id"])
-    transport = chunk_table("values.lp", content, "ns", run.ingested_us * 1000)
-    folder = ws.home / "imported"
-    writers = PartitionWriters(str(folder), "task-0")
-    writers.write(stored_partitions(transport, landed, run))
-    written = writers.close()
-    assert sum(rows for *_, rows in written) == len(stored)
-    ws.sql(
-        "create table tsdedup.raw_from_files using iceberg partitioned by (row_kind, measurement)"
-        " as select * from tsdedup.raw_chunks where false",
-        "call spark_catalog.system.add_files(table => 'tsdedup.raw_from_files',"
-        f" source_table => '`parquet`.`{folder}`', check_duplicate_files => false)",
-    )
-    imported = read_table(ws.home, "raw_from_files").to_pylist()
-    names = list(stored[0])
-
-    def normalized(row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(
-            sorted(
-                (k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v)
-                for k, v in (row[n].items() if isinstance(row[n], dict) else row[n])
-            )
-            if n in _MAPS and row[n] is not None
-            else row[n]
-            for n in names
-        )
-
-    got = sorted((normalized(row) for row in imported), key=repr)
-    want = sorted((normalized(row) for row in stored), key=repr)
-    assert len(got) == len(want)
-    for a, b in zip(got, want, strict=True):
+    by_python, by_spark = rows_of("by_python.lp"), rows_of("by_spark.lp")
+    assert len(by_python) == len(by_spark)
+    for a, b in zip(by_python, by_spark, strict=True):
         assert a == b
+    # each file's own columns, on its chunk row
+    chunks = {row["source_file"]: row for row in stored if row["row_kind"] == "chunk"}
+    assert chunks["by_python.lp"]["source_path"].endswith("/by_python.lp")
+    assert chunks["by_python.lp"]["source_bytes"] == len(content)
+    python_run = chunks["by_python.lp"]["invocation_id"]
+    assert {row["invocation_id"] for row in stored if row["source_file"] == "by_python.lp"} == {
+        python_run
+    }
+
+
+def _normalized_columns(row: dict[str, Any], names: list[str]) -> tuple[Any, ...]:
+    return tuple(
+        sorted(
+            (k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v)
+            for k, v in (row[n].items() if isinstance(row[n], dict) else row[n])
+        )
+        if n in _MAPS and row[n] is not None
+        else row[n]
+        for n in names
+    )

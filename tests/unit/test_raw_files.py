@@ -5,13 +5,22 @@ partition folders are named as Spark's partition discovery reads them."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 
 from python_udfs.chunk_table import MAP_COLUMNS, chunk_table
-from python_udfs.raw_files import MAP_TYPES, _escape, partition_dir, typed_maps
+from python_udfs.raw_files import (
+    MAP_TYPES,
+    STORED_SCHEMA,
+    WriteChunks,
+    _escape,
+    partition_dir,
+    typed_maps,
+)
 from tests.hostile_names import HOSTILE_NAMES
 from tests.unit.test_lp_vector import INGEST_NS, NAMES, decoded_rows, files
 
@@ -21,9 +30,7 @@ def _items(value: Any) -> Any:
     if value is None:
         return None
     pairs = value.items() if isinstance(value, dict) else value
-    return sorted(
-        (k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v) for k, v in pairs
-    )
+    return sorted((k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v) for k, v in pairs)
 
 
 def assert_same_maps(table: pa.Table) -> None:
@@ -65,3 +72,51 @@ def test_partition_folders_escape_what_spark_escapes() -> None:
     for name in HOSTILE_NAMES:
         folder = _escape(name)
         assert "/" not in folder and "=" not in folder, name
+
+
+def test_a_task_writes_one_file_per_partition_for_all_its_chunks(tmp_path: Path) -> None:
+    function = WriteChunks()
+    files = {
+        "a.lp": b"m,host=a v=1 1\nbad line\nn,host=b v=2 2\n",
+        "b.lp": b"m,host=c v=3 3\n",
+    }
+    for seq, (name, content) in enumerate(files.items(), start=1):
+        path = tmp_path / "landing" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(content)
+        rows = list(
+            function.eval(
+                seq,
+                name,
+                f"file:{path}",
+                len(content),
+                0,
+                None,
+                "ns",
+                5,
+                "inv",
+                str(tmp_path / "out"),
+            )
+        )
+        assert rows == []
+    written = list(function.terminate())
+    partitions = sorted((kind, measurement, rows) for _, kind, measurement, rows in written)
+    assert partitions == [
+        ("chunk", None, 2),
+        ("column", "m", 4),
+        ("column", "n", 2),
+        ("point", "m", 2),
+        ("point", "n", 1),
+        ("reject", None, 1),
+    ]
+    for path, kind, measurement, rows in written:
+        assert Path(path).parent.relative_to(tmp_path / "out") == Path(
+            partition_dir(kind, measurement)
+        )
+        table = pq.read_table(path)
+        assert table.schema.names == STORED_SCHEMA.names and len(table) == rows
+    (points,) = [pq.read_table(p) for p, kind, m, _ in written if (kind, m) == ("point", "m")]
+    assert points.column("chunk_seq").to_pylist() == [1, 2]
+    assert points.column("tags").to_pylist() == [[("host", "a")], [("host", "c")]]
+    assert set(points.column("invocation_id").to_pylist()) == {"inv"}
+    assert list(function.terminate()) == []
