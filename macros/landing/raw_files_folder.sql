@@ -3,7 +3,9 @@
     `files`, python_udfs/raw_files.py): a folder of its own under the table's
     data folder, named by the dbt invocation. None when the table does not
     exist yet, is not in a local folder (Spark writes it then), or var
-    `tsdedup_raw_write` is 'spark'.
+    `tsdedup_raw_write` is 'spark', or Spark does not run in this process
+    (`local` master): only there does a failed task fail the run, so the
+    folder never holds the files of a task attempt that failed.
 #}
 {% macro raw_files_folder(relation) %}
     {%- if not execute or var('tsdedup_raw_write', 'files') != 'files' -%}
@@ -13,8 +15,12 @@
     {%- if existing is none or not existing.information -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set found = modules.re.search('(?m)^Location: (file:/\\S*)$', existing.information) -%}
+    {%- set found = modules.re.search('(?m)^Location: (file:/.*\\S)\\s*$', existing.information) -%}
     {%- if not found -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set master = run_query('set spark.master').columns[1].values()[0] -%}
+    {%- if not master.startswith('local') -%}
         {{ return(none) }}
     {%- endif -%}
     {{ return(found.group(1) ~ '/data/ingest-' ~ invocation_id) }}
