@@ -42,6 +42,9 @@ CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
 # Every measurement table has the columns `time` and `time_ns`, and Iceberg
 # names its day partition field `time_day`, which no column may share.
 RESERVED_COLUMNS = frozenset({"time", "time_ns", "time_day"})
+# Spark's name for a partition without a value: a measurement of this name
+# could not be told from none in the raw log's partition folders (decision 0021).
+RESERVED_MEASUREMENT = "__HIVE_DEFAULT_PARTITION__"
 # Iceberg's metadata columns: a table column of one of these names breaks every
 # row-level merge and delete of its table (Iceberg refuses to scan it).
 ICEBERG_METADATA_COLUMNS = frozenset(
@@ -177,6 +180,11 @@ def validate_names(measurement: str, tags: tuple[str, ...], fields: tuple[str, .
     problem = name_problem(measurement, "measurement name")
     if problem is not None:
         return problem
+    if measurement == RESERVED_MEASUREMENT:
+        return (
+            f"{measurement!r} is a reserved measurement name "
+            "(Spark's name for a partition without a value)"
+        )
     for what, names in (("tag key", tags), ("field key", fields)):
         for name in names:
             problem = name_problem(name, what)

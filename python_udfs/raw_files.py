@@ -1,4 +1,4 @@
-"""A chunk's rows as the raw log stores them, built in Arrow (draft: not wired in).
+"""A chunk's rows written as the raw log's data files, from Python (decision 0021).
 
 ``tsdedup_read_chunk`` hands Spark maps as text (python_udfs/chunk_table.py), and
 ``raw_chunks`` decodes them in the JVM (macro ``chunk_map``). To write the raw
@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from python_udfs.chunk_reader import RESERVED_MEASUREMENT
 from python_udfs.chunk_table import MAP_COLUMNS
 
 # The raw log's map value types, in Arrow.
@@ -43,7 +44,8 @@ _TRUE = pa.array(["t", "T", "true", "True", "TRUE"])
 # Characters Spark escapes in a partition folder's name (%XX), as its
 # ExternalCatalogUtils.escapePathName does on Linux.
 _ESCAPED = frozenset("\"#%'*/:=?\\\x7f{[]^") | frozenset(chr(code) for code in range(1, 32))
-NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+# A partition without a value (the reader refuses it as a measurement name).
+NULL_PARTITION = RESERVED_MEASUREMENT
 
 
 def partition_dir(row_kind: str, measurement: str | None) -> str:

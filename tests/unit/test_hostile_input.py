@@ -414,3 +414,8 @@ def test_no_bytes_stop_the_reader_in_any_format(content: bytes) -> None:
     for name in ("fuzz.lp", "fuzz.csv", "fuzz.lp.gz", "fuzz.parquet"):
         check_rows_are_storable(name, content)
     check_rows_are_storable("fuzz.lp.gz", gzip.compress(content, mtime=0))
+
+
+def test_the_name_spark_gives_a_partition_without_value_is_no_measurement() -> None:
+    rejected(only(read("r.lp", "__HIVE_DEFAULT_PARTITION__ v=1 1\n")), "reserved measurement name")
+    assert isinstance(only(read("r.lp", "__hive_default_partition__ v=1 1\n")), Record)
