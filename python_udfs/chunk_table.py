@@ -77,30 +77,44 @@ _POSITIONS = {name: index for index, (name, _) in enumerate(COLUMNS)}
 def chunk_table(source_file: str, content: bytes, precision: str, ingest_time_ns: int) -> pa.Table:
     """All rows of one chunk, as the transport table (see the module's text),
     with the checksum of ``content`` on its chunk row."""
-    table = _rows_of_chunk(source_file, content, precision, ingest_time_ns)
+    return chunk_parts(source_file, content, precision, ingest_time_ns, typed=False)[0]
+
+
+def chunk_parts(
+    source_file: str, content: bytes, precision: str, ingest_time_ns: int, *, typed: bool
+) -> tuple[pa.Table, dict[str, pa.Array]]:
+    """:func:`chunk_table`, and with ``typed`` the maps of the points the
+    vectorized reader read, typed, by map column (tags, fields_float...): those
+    points are the table's first rows, and their map columns there are null.
+    Without ``typed`` the maps are empty."""
+    table, maps = _rows_of_chunk(source_file, content, precision, ingest_time_ns, typed)
     digest = hashlib.sha256(content).hexdigest()
     is_chunk = pc.equal(table["row_kind"], "chunk")
     checksum = pc.if_else(is_chunk, digest, pa.scalar(None, pa.string()))
-    return table.set_column(SCHEMA.get_field_index("content_sha256"), "content_sha256", checksum)
+    index = SCHEMA.get_field_index("content_sha256")
+    return table.set_column(index, "content_sha256", checksum), maps
 
 
 def _rows_of_chunk(
-    source_file: str, content: bytes, precision: str, ingest_time_ns: int
-) -> pa.Table:
+    source_file: str, content: bytes, precision: str, ingest_time_ns: int, typed: bool
+) -> tuple[pa.Table, dict[str, pa.Array]]:
     stats = ChunkStats()
     try:
-        read = read_plain_first(source_file, content, precision, ingest_time_ns, stats)
+        read = read_plain_first(source_file, content, precision, ingest_time_ns, stats, typed=typed)
     except Exception:  # the exact reader reads the file and reports any problem
         read = None
-    if read is None:
-        return rows_table(chunk_rows(source_file, content, precision, ingest_time_ns))
+    if read is None or stats.lines_read > exact_rows.MAX_POSITION:
+        # (positions past the limit: the exact rows stop the file with a reject)
+        return rows_table(chunk_rows(source_file, content, precision, ingest_time_ns)), {}
     plain, items = read
-    if stats.lines_read > exact_rows.MAX_POSITION:
-        # positions past the limit: the exact rows stop the file with a reject
-        return rows_table(chunk_rows(source_file, content, precision, ingest_time_ns))
     fallback_ns = default_time(ingest_time_ns, file_precision(source_file, precision))
     others = rows_table(item_rows(items, stats, plain.first_use()))
-    return pa.concat_tables([plain_table(plain, fallback_ns), others]).combine_chunks()
+    table = pa.concat_tables([plain_table(plain, fallback_ns), others]).combine_chunks()
+    maps = {
+        "tags" if type_ == "tag" else _PLAIN_FIELD_COLUMNS[type_]: values
+        for type_, values in plain.maps.items()
+    }
+    return table, maps
 
 
 def read_plain_first(
@@ -109,12 +123,15 @@ def read_plain_first(
     precision: str,
     default_time_ns: int,
     stats: ChunkStats,
+    *,
+    typed: bool = False,
 ) -> tuple[PlainLines, list[Record | Reject]] | None:
     """A line-protocol file read whole in Arrow arrays where its lines are plain
     (python_udfs.lp_vector), and line by line by the exact parser elsewhere:
     the plain lines, then the other lines' items in order. The two together are
     what :func:`read_chunk` yields for the file. None when the file is not line
-    protocol in valid UTF-8 (read_chunk reads it, and names what is wrong)."""
+    protocol in valid UTF-8 (read_chunk reads it, and names what is wrong).
+    ``typed``: the plain lines' tags and fields as typed maps."""
     try:
         if precision not in CHUNK_PRECISIONS or detect_format(file_name) != "lp":
             return None
@@ -124,7 +141,7 @@ def read_plain_first(
     except (ChunkFormatError, UnicodeDecodeError):
         return None
     lines = split_lines(data)
-    plain, read_here = read_plain_lines(lines, precision, validate_names)
+    plain, read_here = read_plain_lines(lines, precision, validate_names, typed=typed)
     stats.lines_read = lines.count
     fallback_ns = default_time(default_time_ns, precision)
     starts = lines.starts if len(text) == len(data) else _char_starts(text, lines.count)
@@ -169,7 +186,8 @@ def plain_table(plain: PlainLines, fallback_ns: int) -> pa.Table:
     columns["row_kind"] = pa.array(np.full(count, "point", dtype=object), pa.string())
     columns["position"] = pa.array(plain.line_index + 1, pa.int64())
     columns["measurement"] = plain.measurement
-    columns["tags"] = plain.tags
+    if plain.tags is not None:
+        columns["tags"] = plain.tags
     for type_, values in plain.fields.items():
         columns[_PLAIN_FIELD_COLUMNS[type_]] = values
     missing = pc.is_null(plain.time_ns)

@@ -22,7 +22,7 @@ Values are kept as their text (``1.5``, ``2i``): Spark turns them into numbers
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +37,7 @@ _FLOAT_VALUE = f"^{_FLOAT.pattern}$"
 # At most 18 digits (integers) or 19 (unsigned): always in range.
 _INTEGER_VALUE = r"^-?[0-9]{1,18}i$"
 _UNSIGNED_VALUE = r"^[0-9]{1,19}u$"
+_TRUE_VALUES = pa.array(["t", "T", "true", "True", "TRUE"])
 _BOOLEAN_VALUES = pa.array(["t", "T", "true", "True", "TRUE", "f", "F", "false", "False", "FALSE"])
 _TIMESTAMP_VALUE = r"^-?[0-9]{1,19}$"
 
@@ -59,11 +60,12 @@ class PlainLines:
 
     line_index: np.ndarray
     measurement: pa.Array
-    tags: pa.Array
+    tags: pa.Array | None
     fields: dict[str, pa.Array]
     time_ns: pa.Array
     name_ids: np.ndarray
     names: list[Names]
+    maps: dict[str, pa.Array] = field(default_factory=dict)
 
     def take(self, keep: np.ndarray) -> PlainLines:
         """The same lines less those where ``keep`` is false."""
@@ -71,11 +73,12 @@ class PlainLines:
         return PlainLines(
             self.line_index[keep],
             self.measurement.filter(mask),
-            self.tags.filter(mask),
+            None if self.tags is None else self.tags.filter(mask),
             {name: values.filter(mask) for name, values in self.fields.items()},
             self.time_ns.filter(mask),
             self.name_ids[keep],
             self.names,
+            {name: values.filter(mask) for name, values in self.maps.items()},
         )
 
     def first_use(self) -> dict[tuple[str, str, str], int]:
@@ -224,9 +227,11 @@ def _plain_shape(lines: FileLines, tokens: _Tokens) -> np.ndarray:
     return plain
 
 
-def _type_codes(values: pa.Array) -> np.ndarray:
-    """Per value: 0 float, 1 integer, 2 unsigned, 3 boolean, -1 not plain."""
+def _type_codes(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per value: 0 float, 1 integer, 2 unsigned, 3 boolean, -1 not plain; and
+    each float's number (0 for the other values)."""
     codes = np.full(len(values), -1, dtype=np.int8)
+    numbers = np.zeros(len(values), dtype=np.float64)
     codes[pc.match_substring_regex(values, _FLOAT_VALUE).to_numpy(zero_copy_only=False)] = 0
     others = np.flatnonzero(codes < 0)
     if len(others):
@@ -239,10 +244,11 @@ def _type_codes(values: pa.Array) -> np.ndarray:
             codes[others[matches.to_numpy(zero_copy_only=False)]] = code
     floats = np.flatnonzero(codes == 0)
     if len(floats):
-        numbers = pc.cast(values.take(pa.array(floats)), pa.float64())
-        finite = np.isfinite(numbers.to_numpy(zero_copy_only=False))
-        codes[floats[~finite]] = -1  # the exact parser says why (out of range)
-    return codes
+        numbers[floats] = pc.cast(values.take(pa.array(floats)), pa.float64()).to_numpy(
+            zero_copy_only=False
+        )
+        codes[floats[~np.isfinite(numbers[floats])]] = -1  # the exact parser says why
+    return codes, numbers
 
 
 def _timestamps(stamps: pa.Array, precision: str) -> tuple[np.ndarray, np.ndarray]:
@@ -274,12 +280,13 @@ def _per_line(values: np.ndarray, lines: np.ndarray, count: int) -> pa.Array:
 
 
 def read_plain_lines(
-    lines: FileLines, precision: str, validate_names: NameCheck
+    lines: FileLines, precision: str, validate_names: NameCheck, *, typed: bool = False
 ) -> tuple[PlainLines, np.ndarray]:
     """Read the plain lines of a file; also return, per physical line, whether it
     was read here. ``validate_names(measurement, tag_keys, field_keys)`` is the
     reader's check of a point's names (None when they are fine); it is asked
-    once per distinct set of names."""
+    once per distinct set of names. ``typed``: the tags and fields as typed
+    maps rather than text (see PlainLines)."""
     data = lines.data
     tokens = _tokens(lines)
     plain = _plain_shape(lines, tokens)
@@ -295,25 +302,28 @@ def read_plain_lines(
     first[1:] = line[1:] != line[:-1]
     index = np.flatnonzero(plain)
     count = len(index)
+    # each plain line's place among the plain lines (its row in what follows)
+    ordinal = np.cumsum(plain) - 1
     measurement = _spans(data, begin[first], end[first])
     space_one = (kind == _SPACE) & (section == 0)
     field_end = ((kind == _SPACE) | (kind == _NEWLINE)) & (section == 1)
     stamp = (kind == _NEWLINE) & (section == 2)
-    fields_begin = end[space_one] + 1
-    tags_begin = np.where(kind[first] == _COMMA, end[first] + 1, end[space_one])
-    tags = _spans(data, tags_begin, end[space_one])
-    fields = _spans(data, fields_begin, end[field_end])
+    if not typed:
+        fields_begin = end[space_one] + 1
+        tags_begin = np.where(kind[first] == _COMMA, end[first] + 1, end[space_one])
+        tags = _spans(data, tags_begin, end[space_one])
+        fields = _spans(data, fields_begin, end[field_end])
 
     # Field values and their types; a line with a value that is not plain is not read.
     is_value = after_value & (section == 1)
     values = _spans(data, begin[is_value], end[is_value])
-    codes = _type_codes(values)
-    value_line = np.searchsorted(index, line[is_value])
+    codes, numbers = _type_codes(values)
+    value_line = ordinal[line[is_value]]
     read = np.ones(count, dtype=bool)
     read[value_line[codes < 0]] = False
     time_ns = np.zeros(count, dtype=np.int64)
     has_time = np.zeros(count, dtype=bool)
-    stamp_line = np.searchsorted(index, line[stamp])
+    stamp_line = ordinal[line[stamp]]
     if len(stamp_line):
         nanoseconds, fits = _timestamps(_spans(data, begin[stamp], end[stamp]), precision)
         time_ns[stamp_line] = nanoseconds
@@ -324,13 +334,14 @@ def read_plain_lines(
     # line's names are the codes of its measurement and keys, in line order.
     is_key = kind == _EQUALS
     names_at = first | is_key
-    name_tokens = _spans(data, begin[names_at], end[names_at]).dictionary_encode()
+    name_text = _spans(data, begin[names_at], end[names_at])
+    name_tokens = name_text.dictionary_encode()
     name_codes = name_tokens.indices.to_numpy(zero_copy_only=False).astype(np.int64) * 8
     key_type = np.full(int(names_at.sum()), 7, dtype=np.int64)  # 7: the measurement
     key_type[(is_key & (section == 0))[names_at]] = 4  # 4: a tag
     # (a value that is not plain counts as a float here; its line is not read)
     key_type[(is_key & (section == 1))[names_at]] = np.maximum(codes, 0)
-    name_line = np.searchsorted(index, line[names_at])
+    name_line = ordinal[line[names_at]]
     signature = _per_line(name_codes + key_type, name_line, count).dictionary_encode()
     words = name_tokens.dictionary.to_pylist()
     parsed: list[Names] = []
@@ -339,23 +350,50 @@ def read_plain_lines(
         codes_here = np.frombuffer(packed, dtype=np.int64)
         name = words[codes_here[0] // 8]
         tag_keys = tuple(words[c // 8] for c in codes_here[1:] if c % 8 == 4)
-        typed = tuple((words[c // 8], PLAIN_TYPES[c % 8]) for c in codes_here[1:] if c % 8 < 4)
-        field_keys = tuple(key for key, _ in typed)
+        typed_keys = tuple((words[c // 8], PLAIN_TYPES[c % 8]) for c in codes_here[1:] if c % 8 < 4)
+        field_keys = tuple(key for key, _ in typed_keys)
         names_ok[number] = (
             len(set(tag_keys)) == len(tag_keys)
             and len(set(field_keys)) == len(field_keys)
             and validate_names(name, tag_keys, field_keys) is None
         )
-        parsed.append((name, tag_keys, typed))
+        parsed.append((name, tag_keys, typed_keys))
     name_ids = signature.indices.to_numpy(zero_copy_only=False)
     read &= names_ok[name_ids]
 
-    # The fields of each type as written: the whole section when all are floats.
     mask = pa.array(read)
     kept = int(read.sum())
     by_type: dict[str, pa.Array] = {}
+    maps: dict[str, pa.Array] = {}
     value_read = read[value_line]
-    if (codes[value_read] == 0).all():
+    if typed:
+        token_line = ordinal[line]
+        # each token's point among those read (-1: its line is not read)
+        row = np.where(read[token_line], np.cumsum(read)[token_line] - 1, -1)
+        tag_key = is_key & (section == 0) & (row >= 0)
+        tag_value = after_value & (section == 0) & (row >= 0)
+        maps["tag"] = _maps(
+            name_text.filter(pa.array(tag_key[names_at])),
+            _spans(data, begin[tag_value], end[tag_value]),
+            row[tag_key],
+            kept,
+            empty_is_null=False,
+        )
+        field_key = is_key & (section == 1)
+        keys, rows = name_text.filter(pa.array(field_key[names_at])), row[field_key]
+        for code, type_ in enumerate(PLAIN_TYPES):
+            mine = (codes == code) & value_read
+            if mine.any():
+                typed_values = (
+                    pa.array(numbers[mine])
+                    if type_ == "float"
+                    else _typed_values(values.filter(pa.array(mine)), type_)
+                )
+                maps[type_] = _maps(
+                    keys.filter(pa.array(mine)), typed_values, rows[mine], kept, empty_is_null=True
+                )
+    # The fields of each type as written: the whole section when all are floats.
+    elif (codes[value_read] == 0).all():
         by_type["float"] = fields.filter(mask)
     else:
         is_field_key = is_key & (section == 1)
@@ -379,11 +417,33 @@ def read_plain_lines(
         PlainLines(
             index[read],
             measurement.filter(mask),
-            tags.filter(mask),
+            None if typed else tags.filter(mask),
             by_type,
             pa.array(time_ns[read], mask=~has_time[read]),
             name_ids[read],
             parsed,
+            maps,
         ),
         read_here,
     )
+
+
+def _typed_values(texts: pa.Array, type_: str) -> pa.Array:
+    """Plain integers, unsigned integers or booleans (see _type_codes) as
+    Arrow values."""
+    if type_ == "boolean":
+        return pc.is_in(texts, value_set=_TRUE_VALUES)
+    digits = pc.utf8_slice_codeunits(texts, 0, -1)  # the i / u suffix
+    return pc.cast(digits, pa.int64() if type_ == "integer" else pa.uint64())
+
+
+def _maps(
+    keys: pa.Array, values: pa.Array, rows: np.ndarray, count: int, *, empty_is_null: bool
+) -> pa.Array:
+    """``count`` maps from items in row order: item ``i`` goes to map ``rows[i]``.
+    A map without items is empty, or null with ``empty_is_null``."""
+    sizes = np.bincount(rows, minlength=count)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(sizes, out=offsets[1:])
+    mask = pa.array(sizes == 0) if empty_is_null else None
+    return pa.MapArray.from_arrays(pa.array(offsets), keys, values, mask=mask)

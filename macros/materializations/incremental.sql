@@ -29,6 +29,8 @@
             {{ sql }}
         {%- endcall -%}
         {%- set written = load_result('write_files')['table'] -%}
+        {{ log(this ~ ': ' ~ (written.rows | length) ~ ' data files written, '
+            ~ (written.columns['rows'].values() | sum) ~ ' rows', info=false) }}
         {%- set folder = tsdedup.raw_files_folder(this) -%}
         {%- call statement('main') -%}
             call spark_catalog.system.add_files(

@@ -1,6 +1,8 @@
-"""The raw log's typed maps built in Arrow (python_udfs.raw_files) are the maps
-raw_chunks' macro chunk_map builds in Spark from the same transport table, and
-partition folders are named as Spark's partition discovery reads them."""
+"""The raw log's typed maps built in Arrow (python_udfs.raw_files, from the
+vectorized reader's typed maps and the other points' JSON) are the maps
+raw_chunks' macro chunk_map builds in Spark from the text transport table of
+the same file, and partition folders are named as Spark's partition discovery
+reads them."""
 
 from __future__ import annotations
 
@@ -8,11 +10,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 
-from python_udfs.chunk_table import MAP_COLUMNS, chunk_table
+from python_udfs.chunk_table import MAP_COLUMNS, chunk_parts, chunk_table
 from python_udfs.raw_files import (
     MAP_TYPES,
     STORED_SCHEMA,
@@ -33,9 +34,14 @@ def _items(value: Any) -> Any:
     return sorted((k, (v, math.copysign(1.0, v)) if isinstance(v, float) else v) for k, v in pairs)
 
 
-def assert_same_maps(table: pa.Table) -> None:
-    maps = typed_maps(table)
-    expected = decoded_rows(table)
+def assert_same_maps(content: bytes, precision: str = "ns") -> None:
+    """Both reads of a file give the same rows: the typed one's maps are the
+    text one's decoded maps, and every other column is equal."""
+    text = chunk_table("f.lp", content, precision, INGEST_NS)
+    transport, plain = chunk_parts("f.lp", content, precision, INGEST_NS, typed=True)
+    assert transport.drop_columns(list(MAP_COLUMNS)) == text.drop_columns(list(MAP_COLUMNS))
+    maps = typed_maps(transport, plain)
+    expected = decoded_rows(text)
     for column in MAP_COLUMNS:
         assert maps[column].type == MAP_TYPES[column]
         index = NAMES.index(column)
@@ -48,8 +54,7 @@ def assert_same_maps(table: pa.Table) -> None:
 @given(files())
 def test_arrow_maps_equal_the_maps_spark_decodes(file: tuple[str, str]) -> None:
     text, precision = file
-    content = text.encode("utf-8", "surrogatepass")
-    assert_same_maps(chunk_table("f.lp", content, precision, INGEST_NS))
+    assert_same_maps(text.encode("utf-8", "surrogatepass"), precision)
 
 
 def test_a_feed_of_many_values_keeps_every_value() -> None:
@@ -60,8 +65,7 @@ def test_a_feed_of_many_values_keeps_every_value() -> None:
         "m f=1 4",
         "other,x=y v=0.1 5",
     ]
-    table = chunk_table("f.lp", ("\n".join(lines) + "\n").encode(), "ns", INGEST_NS)
-    assert_same_maps(table)
+    assert_same_maps(("\n".join(lines) + "\n").encode())
 
 
 def test_partition_folders_escape_what_spark_escapes() -> None:
