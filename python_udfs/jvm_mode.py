@@ -7,12 +7,17 @@ before it pays off. Started with the quick compiler only (C1,
 ``-XX:TieredStopAtLevel=1``), such a run takes about 30 % less wall time; a
 run over a lot of data is slower that way (its hot loops never get C2's code).
 
+Every other command that starts its own JVM gets a tiered JVM whose
+optimizing compiler waits for code about ten times hotter than by default
+(``LONG_OPTIONS``, measured in decision 0016). The resident engine, which
+lives long enough to pay for every compilation, keeps the JVM's defaults.
+
 So ``tsdedup run`` picks the mode from the bytes landed since the last
 successful run that ingested (ran ``raw_chunks``; the landing folder's listing
 after it is kept in the state folder):
 up to ``SHORT_RUN_BYTES``, a short-lived JVM; more, or ``--full-refresh``, or
-no listing to compare with, the default tiered JVM. Every other command (dbt
-tests scan whole tables) and the resident engine get the default.
+no listing to compare with, the tiered one. Every other command (dbt tests
+scan whole tables) gets the tiered one too.
 ``TSDEDUP_JVM_MODE=short|long`` overrides the choice for a command that starts
 its own JVM (not in the engine); ``auto`` is the default.
 The mode changes how fast the JVM runs, never a result: files that wait for a
@@ -34,6 +39,15 @@ MODES = ("auto", "short", "long")
 # Up to this many new bytes a short-lived JVM is faster (decision 0016).
 SHORT_RUN_BYTES = 32 * 1024 * 1024
 SHORT_OPTIONS = ("-XX:TieredStopAtLevel=1",)
+# Any other command that starts its own JVM: C2 compiles only code that runs
+# about ten times as often as its defaults ask, so the lukewarm code of
+# planning and metadata stays with C1 and the hot loops still get C2.
+LONG_OPTIONS = (
+    "-XX:Tier4InvocationThreshold=50000",
+    "-XX:Tier4MinInvocationThreshold=6000",
+    "-XX:Tier4CompileThreshold=60000",
+    "-XX:Tier4BackEdgeThreshold=400000",
+)
 LISTING_NAME = "landed_listing.json"
 
 
@@ -50,7 +64,7 @@ class JvmMode:
 
     @property
     def java_options(self) -> tuple[str, ...]:
-        return SHORT_OPTIONS if self.short else ()
+        return SHORT_OPTIONS if self.short else LONG_OPTIONS
 
 
 def mode_setting(environ: Mapping[str, str]) -> str:

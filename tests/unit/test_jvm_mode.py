@@ -33,7 +33,7 @@ def test_a_run_without_an_earlier_listing_gets_the_default_jvm(
     home, landing = folders
     mode = choose(["run"], env(landing), home)
     assert not mode.short
-    assert mode.java_options == ()
+    assert mode.java_options == jvm_mode.LONG_OPTIONS
     assert "no earlier listing" in mode.reason
 
 
@@ -124,7 +124,12 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
     assert options[-2:] == ["-XX:SharedArchiveFile=a.jsa", "-XX:TieredStopAtLevel=1"]
     assert "a short-lived JVM: 0.0 MB landed since the last run" in capsys.readouterr().err
     cli.start_spark(["run"], jvm=jvm_mode.JvmMode(False, "the default"))
-    assert "-XX:TieredStopAtLevel=1" not in started[1]["spark.driver.extraJavaOptions"]
+    options = started[1]["spark.driver.extraJavaOptions"].split()
+    assert "-XX:TieredStopAtLevel=1" not in options
+    assert options[-len(jvm_mode.LONG_OPTIONS) :] == list(jvm_mode.LONG_OPTIONS)
+    cli.start_spark(["run"])  # the resident engine: the JVM's defaults
+    options = started[2]["spark.driver.extraJavaOptions"].split()
+    assert not any(option.startswith("-XX:Tier") for option in options)
 
 
 def test_a_bad_setting_stops_the_command_before_spark_starts(
