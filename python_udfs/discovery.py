@@ -31,12 +31,11 @@ NOT_PLAIN = (
     "and a relation dbt names unquoted no digit first (at most 123, so that the live "
     "view's name has 128)"
 )
+# dbt options whose values are the nodes to run.
+SELECT_OPTIONS = ("-s", "--select", "-m", "--models")
 # dbt options whose values select nodes; a follow-up build replaces them.
 SELECTION_OPTIONS = (
-    "-s",
-    "--select",
-    "-m",
-    "--models",
+    *SELECT_OPTIONS,
     "--exclude",
     "--selector",
     "--resource-type",

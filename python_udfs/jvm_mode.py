@@ -16,7 +16,11 @@ So ``tsdedup run`` picks the mode from the bytes landed since the last
 successful run that ingested (ran ``raw_chunks``; the landing folder's listing
 after it is kept in the state folder):
 up to ``SHORT_RUN_BYTES``, a short-lived JVM; more, or ``--full-refresh``, or
-no listing to compare with, the tiered one. Every other command (dbt tests
+no listing to compare with, the tiered one. A run that selects ``raw_chunks``
+alone once the log exists (a listing was kept) is short-lived whatever it
+reads: the table function parses and writes in Python, and the JVM only
+plans and commits (decision 0016), unless var ``tsdedup_raw_write`` asks for
+Spark's own write. Every other command (dbt tests
 scan whole tables) gets the tiered one too.
 ``TSDEDUP_JVM_MODE=short|long`` overrides the choice for a command that starts
 its own JVM (not in the engine); ``auto`` is the default.
@@ -32,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from python_udfs.discovery import SELECT_OPTIONS
 from python_udfs.up_to_date import is_full_refresh, landing_listing, local_landing
 
 MODE_VARIABLE = "TSDEDUP_JVM_MODE"
@@ -119,8 +124,25 @@ def choose(args: Sequence[str], environ: Mapping[str, str], home: Path) -> JvmMo
     before = _read_listing(home)
     if before is None or landing is None:
         return JvmMode(False, "no earlier listing of the landing folder")
+    if selection(args) == ["raw_chunks"] and "tsdedup_raw_write" not in " ".join(args):
+        return JvmMode(True, "an ingest-only run: the table function reads and writes")
     landed = new_bytes(before, landing_listing(landing))
     megabytes = f"{landed / 1024 / 1024:.1f} MB landed since the last run"
     if landed > SHORT_RUN_BYTES:
         return JvmMode(False, megabytes)
     return JvmMode(True, megabytes)
+
+
+def selection(args: Sequence[str]) -> list[str]:
+    """The values of a dbt command's ``--select`` (``-s``, ``--models``, ``-m``)."""
+    selected: list[str] = []
+    taking = False
+    for arg in args:
+        if arg.startswith("-"):
+            option, equals, value = arg.partition("=")
+            taking = option in SELECT_OPTIONS and not equals
+            if option in SELECT_OPTIONS and equals:
+                selected.extend(value.split())
+        elif taking:
+            selected.append(arg)
+    return selected

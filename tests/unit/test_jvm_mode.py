@@ -61,6 +61,29 @@ def test_more_new_bytes_than_the_limit_get_the_default_jvm(
     assert choose(["run"], env(landing), home).short
 
 
+def test_an_ingest_only_run_gets_a_short_lived_jvm_whatever_it_reads(
+    folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, landing = folders
+    monkeypatch.setattr(jvm_mode, "SHORT_RUN_BYTES", 120)
+    ingest = ["run", "--select", "raw_chunks"]
+    # no listing yet: the log may not exist, and its first run is Spark's write
+    assert not choose(ingest, env(landing), home).short
+    remember_landing(home, landing_listing(landing))
+    (landing / "c.lp").write_bytes(b"z" * 121)
+    assert not choose(["run"], env(landing), home).short
+    for args in (ingest, ["run", "-s", "raw_chunks"], ["run", "--select=raw_chunks"]):
+        mode = choose(args, env(landing), home)
+        assert mode.short and mode.reason.startswith("an ingest-only run"), args
+    for args in (
+        ["run", "-s", "raw_chunks", "cpu"],
+        ["run", "--select", "raw_chunks+"],
+        [*ingest, "--vars", "{tsdedup_raw_write: spark}"],
+        [*ingest, "--full-refresh"],
+    ):
+        assert not choose(args, env(landing), home).short, args
+
+
 def test_other_commands_full_refreshes_and_remote_landing_get_the_default_jvm(
     folders: tuple[Path, Path],
 ) -> None:
