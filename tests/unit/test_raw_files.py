@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from python_udfs.chunk_table import MAP_COLUMNS, chunk_parts, chunk_table
 from python_udfs.raw_files import (
     MAP_TYPES,
+    ROW_GROUP_ROWS,
     STORED_SCHEMA,
     WriteChunks,
     _escape,
@@ -78,7 +80,11 @@ def test_partition_folders_escape_what_spark_escapes() -> None:
         assert "/" not in folder and "=" not in folder, name
 
 
-def test_a_task_writes_one_file_per_partition_for_all_its_chunks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("row_group_rows", [ROW_GROUP_ROWS, 1])
+def test_a_task_writes_one_file_per_partition_for_all_its_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row_group_rows: int
+) -> None:
+    monkeypatch.setattr("python_udfs.raw_files.ROW_GROUP_ROWS", row_group_rows)
     function = WriteChunks()
     files = {
         "a.lp": b"m,host=a v=1 1\nbad line\nn,host=b v=2 2\n",
@@ -121,6 +127,17 @@ def test_a_task_writes_one_file_per_partition_for_all_its_chunks(tmp_path: Path)
         assert table.schema.names == STORED_SCHEMA.names and len(table) == rows
     (points,) = [pq.read_table(p) for p, kind, m, _ in written if (kind, m) == ("point", "m")]
     assert points.column("chunk_seq").to_pylist() == [1, 2]
+    # add_files takes each file's bounds from its statistics: scans of the new
+    # chunks only skip the older files by their chunk_seq bounds
+    # (rows wait for a whole row group, unless the group is one row)
+    (points_path,) = [p for p, kind, m, _ in written if (kind, m) == ("point", "m")]
+    metadata = pq.ParquetFile(points_path).metadata
+    assert metadata.num_row_groups == (2 if row_group_rows == 1 else 1)
+    column = STORED_SCHEMA.names.index("chunk_seq")
+    bounds = [
+        metadata.row_group(i).column(column).statistics for i in range(metadata.num_row_groups)
+    ]
+    assert (min(b.min for b in bounds), max(b.max for b in bounds)) == (1, 2)
     assert points.column("tags").to_pylist() == [[("host", "a")], [("host", "c")]]
     assert set(points.column("invocation_id").to_pylist()) == {"inv"}
     assert list(function.terminate()) == []
