@@ -28,6 +28,7 @@ import yaml
 
 from python_udfs.engine import read_record
 from python_udfs.project_copy import copy_dbt_project
+from python_udfs.sql_quoting import quote_identifier
 
 ROOT = Path(__file__).resolve().parents[2]
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
@@ -201,8 +202,8 @@ SAMPLE_MEASUREMENTS = ("cpu", "h2o", "weather")
 
 def select_rows(model: str, columns: list[str]) -> str:
     """A statement returning the given columns of a measurement table."""
-    select = ", ".join(f"`{c.replace('`', '``')}`" for c in columns)
-    return f"select {select} from tsdedup.`{model.replace('`', '``')}`"
+    select = ", ".join(quote_identifier(c) for c in columns)
+    return f"select {select} from tsdedup.{quote_identifier(model)}"
 
 
 def disable_sample_measurements(project: Path) -> None:
