@@ -109,7 +109,7 @@ STORED_SCHEMA = pa.schema(list(STORED_FIELDS))
 # Rows written to a data file as one row group (see PartitionWriters).
 ROW_GROUP_ROWS = 128 * 1024
 # How the data files are written (decision 0021, measured): zstd without
-# dictionaries (smaller here, and a third of the time), with statistics for
+# dictionaries (smaller here, and a third less time), with statistics for
 # the columns a scan may filter on and not for the maps' keys and values.
 WRITER_OPTIONS: dict[str, Any] = {
     "compression": "zstd",
