@@ -15,8 +15,10 @@ and in range, and names that pass the reader's own checks. Every other line
 the grammar and of every reject reason; ``tests/unit/test_lp_vector.py`` checks
 that both readers give the same points for every line this module accepts.
 
-Values are kept as their text (``1.5``, ``2i``): Spark turns them into numbers
-(``raw_chunks``), so a value crosses into the JVM as the bytes the writer sent.
+Values are kept as their text (``1.5``, ``2i``) for Spark's write of the raw log,
+which turns them into numbers (``raw_chunks``), so a value crosses into the JVM
+as the bytes the writer sent. Read with ``typed`` (the table function's own
+write, python_udfs/raw_files.py), the tags and fields come as typed maps.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ _FLOAT_VALUE = f"^{_FLOAT.pattern}$"
 _INTEGER_VALUE = r"^-?[0-9]{1,18}i$"
 _UNSIGNED_VALUE = r"^[0-9]{1,19}u$"
 _TRUE_VALUES = pa.array(["t", "T", "true", "True", "TRUE"])
-_BOOLEAN_VALUES = pa.array(["t", "T", "true", "True", "TRUE", "f", "F", "false", "False", "FALSE"])
+_BOOLEAN_VALUES = pa.concat_arrays([_TRUE_VALUES, pa.array(["f", "F", "false", "False", "FALSE"])])
 _TIMESTAMP_VALUE = r"^-?[0-9]{1,19}$"
 
 
