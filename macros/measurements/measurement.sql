@@ -71,6 +71,7 @@
             ) }}
         {%- endif -%}
     {%- endif -%}
+    {%- do tsdedup.require_current_column_catalog(measurement_name, watermark or 0) -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}

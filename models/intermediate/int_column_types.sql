@@ -5,7 +5,29 @@
     (see int_type_conflicts). Column names are compared without case, as the
     metastore does: the spelling that appears first wins too, and a later point
     that writes the column with another spelling is a name conflict.
+
+    A table, because a run reads it many times (every measurement model, the
+    type-conflict check) and a view would rank every column row again at each
+    read. Its rows change only
+    when a chunk uses a column the catalog does not list, or when a chunk it
+    took a first use from is retracted; a run finds that out with one query
+    (column_catalog_gaps) and otherwise writes nothing (write mode `none`).
+    When something changed, the whole catalog is computed again and replaces
+    the table (static overwrite: an empty catalog empties it too).
 #}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        file_format='iceberg',
+        on_schema_change='append_new_columns',
+        pre_hook='set spark.sql.sources.partitionOverwriteMode = STATIC',
+    )
+}}
+
+{%- if is_incremental() and tsdedup.column_catalog_gaps(this) == 0 %}
+/* tsdedup write mode: none */
+{% endif %}
 with first_use as (
     select
         measurement,

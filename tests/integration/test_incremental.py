@@ -206,12 +206,13 @@ def test_incremental_runs_equal_the_semantics_and_a_full_rebuild(workspace: Work
     check_runs_without_new_chunks_write_nothing(ws, rebuilt)
 
 
-APPENDED_TABLES = ("raw_chunks", "sort_key_catalog", "int_chunk_times")
+# The tables each run brings up to date from the raw log, besides the measurements.
+LOG_FED_TABLES = ("raw_chunks", "sort_key_catalog", "int_chunk_times", "int_column_types")
 
 
 def table_commits(ws: Workspace) -> dict[str, tuple[int, int]]:
     """Per table written by a run: its snapshots and its metadata files."""
-    tables = ("inc", "inc_last", *APPENDED_TABLES)
+    tables = ("inc", "inc_last", *LOG_FED_TABLES)
     statements = [
         f"select count(*) as n from tsdedup.{table}.{history}"
         for table in tables
@@ -234,7 +235,7 @@ def check_runs_without_new_chunks_write_nothing(
     assert first == before
     results = json.loads((ws.project / "target" / "run_results.json").read_text("utf-8"))
     messages = {r["unique_id"]: r["message"] for r in results["results"]}
-    for model in ("inc", "inc_last", *APPENDED_TABLES):
+    for model in ("inc", "inc_last", *LOG_FED_TABLES):
         assert messages[f"model.tsdedup.{model}"] == "OK (nothing new)", model
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
     header, reason = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[:2]
@@ -248,6 +249,41 @@ def check_runs_without_new_chunks_write_nothing(
     after = table_state(ws)
     assert as_set(after[0]) == as_set(rebuilt[0])
     assert as_set(after[1]) == as_set(rebuilt[1])
+
+
+def test_the_column_catalog_is_written_only_when_a_column_comes(workspace: Workspace) -> None:
+    """The column catalog (int_column_types) is a table: a run whose chunks bring
+    no new column writes nothing to it. A run that selects a measurement model
+    but not the catalog, after a chunk brought a column, stops with an error
+    naming the fix instead of leaving out the points that write the column."""
+    ws = workspace
+    ws.add_measurement_model("m", "m")
+    ws.land("a.lp", "m,host=a x=1 1\n")
+    ws.build()
+    ws.land("b.lp", "m,host=a x=2 2\n")
+    out = ws.build().stdout
+    assert re.search(r"model tsdedup\.int_column_types \.+ \S*OK \(nothing new\)", out), out
+    ws.land("c.lp", "m,host=b x=3,y=5 3\n")
+    failed = ws.tsdedup("run", "--select", "raw_chunks", "sort_key_catalog+")
+    assert failed.code != 0
+    message = " ".join((failed.stdout + failed.stderr).split())
+    assert "column catalog tsdedup.int_column_types has not caught up with the raw log" in message
+    assert "for measurement 'm' (chunks after 2 use columns it does not list" in message
+    assert "build it first, e.g. `tsdedup run --select +m`" in message
+    (rows,) = ws.sql("select host, x, time_ns from tsdedup.m order by time_ns")
+    assert [r["time_ns"] for r in rows] == [1, 2], "the stopped run wrote nothing"
+    ws.build()
+    (rows, catalog) = ws.sql(
+        "select host, x, y, time_ns from tsdedup.m order by time_ns",
+        "select column_name, column_type, first_chunk_seq from tsdedup.int_column_types"
+        " where measurement = 'm' order by column_name",
+    )
+    assert rows[-1] == {"host": "b", "x": 3.0, "y": 5.0, "time_ns": 3}
+    assert catalog == [
+        {"column_name": "host", "column_type": "tag", "first_chunk_seq": 1},
+        {"column_name": "x", "column_type": "float", "first_chunk_seq": 1},
+        {"column_name": "y", "column_type": "float", "first_chunk_seq": 3},
+    ]
 
 
 def test_a_rejected_point_that_brings_a_column_adds_it(workspace: Workspace) -> None:

@@ -56,6 +56,14 @@ def table(ws: Workspace) -> list[dict[str, object]]:
     return [{k: v for k, v in row.items() if k != "time"} for row in rows]
 
 
+def columns(ws: Workspace) -> list[str]:
+    (rows,) = ws.sql(
+        "select column_name from tsdedup.int_column_types where measurement = 'rt'"
+        " order by column_name"
+    )
+    return [str(r["column_name"]) for r in rows]
+
+
 def test_retracted_chunks_leave_the_tables_as_if_never_landed(workspace: Workspace) -> None:
     ws = workspace
     ws.add_measurement_model("rt", "rt")
@@ -63,6 +71,7 @@ def test_retracted_chunks_leave_the_tables_as_if_never_landed(workspace: Workspa
         ws.land(name, content)
     ws.build()
     assert canonical(table(ws)) == canonical(expected_from_files(CHUNKS).rows("rt"))
+    assert columns(ws) == ["extra", "host", "value"]
     (day2_files,) = ws.sql(
         "select file_path from tsdedup.rt.data_files where `partition`.time_day = date'2026-11-02'"
     )
@@ -85,6 +94,7 @@ def test_retracted_chunks_leave_the_tables_as_if_never_landed(workspace: Workspa
     expected = expected_from_files(remaining).rows("rt")
     got = table(ws)
     assert all(row["extra"] is None for row in got), "the retracted chunk's field is gone"
+    assert columns(ws) == ["host", "value"], "the column catalog forgets its only use"
     assert canonical([{k: v for k, v in r.items() if k != "extra"} for r in got]) == canonical(
         expected
     )

@@ -1,0 +1,44 @@
+{#
+    What the column catalog `catalog_relation` (int_column_types, a table) has
+    not caught up with, as a count (0: it is current): columns the raw log
+    uses after chunk `after_chunk` (of `measurement_name` only, when given)
+    that the catalog lacks under any spelling, and catalog rows whose first
+    use is in a retracted chunk. int_column_types asks it of itself, to write
+    nothing when it is current; a measurement model asks it before reading its
+    columns (require_current_column_catalog).
+#}
+{% macro column_catalog_gaps(catalog_relation, measurement_name=none, after_chunk=0) %}
+    {%- if not execute -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set measurement = none if measurement_name is none else tsdedup.string_literal(measurement_name) -%}
+    {#- Not ref(): the catalog is built from stg_columns, so its readers need
+        not name it again. -#}
+    {%- set sql -%}
+        select count(*) as gaps
+        from (
+            select 1 as gap
+            from (
+                select c.column_name
+                from {{ tsdedup.model_relation('stg_columns') }} as c
+                left anti join {{ catalog_relation }} as t
+                    on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
+                where
+                    c.chunk_seq > {{ after_chunk | int }}
+                    {%- if measurement %}
+                    and c.measurement = {{ measurement }}
+                    {%- endif %}
+                limit 1
+            )
+            union all
+            select 1 as gap
+            from {{ catalog_relation }} as t
+            inner join {{ tsdedup.retracted_chunks_relation() }} as r
+                on t.first_chunk_seq = r.chunk_seq
+            {%- if measurement %}
+            where t.measurement = {{ measurement }}
+            {%- endif %}
+        )
+    {%- endset -%}
+    {{ return(run_query(sql).columns[0].values()[0] | int) }}
+{% endmacro %}

@@ -1,0 +1,21 @@
+{#
+    Stop a measurement model whose column catalog (int_column_types) has not
+    seen the columns of the chunks it is about to merge: it would leave out
+    every point that writes a column the catalog does not know yet. That
+    happens when a run selects the model but not the catalog, after new files
+    or a retraction (`tsdedup run --select sort_key_catalog+`).
+#}
+{% macro require_current_column_catalog(measurement_name, after_chunk) %}
+    {%- set catalog = ref('int_column_types') -%}
+    {#- In a dbt unit test the catalog is a CTE of fixture rows, not a table to query. -#}
+    {%- if not execute or (catalog | string).startswith('__dbt__cte__') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if tsdedup.column_catalog_gaps(catalog, measurement_name, after_chunk) > 0 -%}
+        {% do exceptions.raise_compiler_error(
+            "tsdedup: the column catalog " ~ catalog ~ " has not caught up with the raw log for measurement '"
+            ~ measurement_name ~ "' (chunks after " ~ after_chunk ~ " use columns it does not list, or"
+            ~ " a chunk it took a column's type from was retracted); build it first, e.g. `tsdedup run --select +"
+            ~ this.identifier ~ "`") %}
+    {%- endif -%}
+{% endmacro %}
