@@ -6,6 +6,7 @@ columns follow its source's)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -23,6 +24,28 @@ def view_messages(ws: Workspace) -> dict[str, str]:
     }
 
 
+# Prints some relations of the schema as dbt's relation cache lists them.
+RELATION_KINDS = """
+{% macro relation_kinds() %}
+    {%- for name in ['raw_chunks', 'v', 'stg_points', 'my_files'] -%}
+        {%- set relation = adapter.get_relation(none, target.schema, name) -%}
+        {{ print('relation ' ~ relation.identifier ~ ' ' ~ relation.type
+            ~ (' iceberg' if relation.is_iceberg else '')
+            ~ (' located' if 'Location: file:' in relation.information else '')) }}
+    {%- endfor -%}
+{% endmacro %}
+"""
+
+
+def relation_kinds(ws: Workspace) -> tuple[dict[str, str], str]:
+    """Each relation's kind as dbt lists it, and the dbt log of that listing."""
+    (ws.project / "macros" / "relation_kinds.sql").write_text(RELATION_KINDS)
+    out = ws.tsdedup("run-operation", "relation_kinds").check().stdout
+    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    kinds = dict(re.findall(r"^relation (\S+) (.+)$", out, re.M))
+    return kinds, log[log.rindex("Running with dbt") :]
+
+
 def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspace) -> None:
     ws = workspace
     reports = ws.project / "models" / "reports"
@@ -33,6 +56,13 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
     ws.build()
     first = view_messages(ws)
     assert first["stg_points"] == "OK" and first["my_files"] == "OK"
+    # One statement lists the schema for dbt: tables known as Iceberg (or dbt
+    # would drop and recreate them), with the location the raw log's files go to.
+    kinds, log = relation_kinds(ws)
+    assert kinds["raw_chunks"] == kinds["v"] == "table iceberg located", kinds
+    assert kinds["stg_points"] == kinds["my_files"] == "view located", kinds
+    assert "show table extended in `tsdedup` like '*'" in log
+    assert "describe extended" not in log
 
     ws.build("--vars", "{unused: 1}")  # the same project: nothing to create again
     kept = view_messages(ws)
