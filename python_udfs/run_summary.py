@@ -9,7 +9,8 @@ measurements runs dbt twice), the chunk registry's rows of those invocations
 id's column statistics skip other runs' files), the chunks among them whose
 timestamps look wrong (``rpt_suspect_times``), the measurements and which have
 no table (``rpt_measurements``, with the reasons discovery gave) and the rows of
-``run_statistics`` (written from metadata). Nothing scans a measurement table.
+``run_statistics`` (written from metadata). Nothing scans a measurement table,
+and a run whose raw log took no file reads neither the registry nor its points.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ KIND_NAMES = {
 
 # The summary names at most this many measurements of the ingest (the report lists all).
 MAX_MEASUREMENTS_LISTED = 30
+
+# dbt's message for a model that found nothing new and wrote nothing
+# (macros/materializations/incremental.sql).
+NOTHING_NEW = "OK (nothing new)"
 
 
 @dataclass(frozen=True)
@@ -198,14 +203,50 @@ def format_summary(
     return "\n".join(lines)
 
 
+def _model_results(run_results: Mapping[str, Any], model: str) -> list[Mapping[str, Any]]:
+    return [
+        r
+        for r in run_results.get("results", [])
+        if str(r.get("unique_id", "")).startswith("model.")
+        and str(r.get("unique_id", "")).endswith(f".{model}")
+    ]
+
+
 def model_ran(run_results: Mapping[str, Any], model: str) -> bool:
     """Whether the run built ``model`` successfully."""
-    return any(
-        str(r.get("unique_id", "")).startswith("model.")
-        and str(r.get("unique_id", "")).endswith(f".{model}")
-        and r.get("status") == "success"
-        for r in run_results.get("results", [])
-    )
+    return any(r.get("status") == "success" for r in _model_results(run_results, model))
+
+
+def wrote_nothing(run_results: Mapping[str, Any], model: str) -> bool:
+    """Whether every build of ``model`` in the run found nothing new and wrote
+    nothing (its message, as the incremental materialization sets it)."""
+    results = _model_results(run_results, model)
+    return bool(results) and all(r.get("message") == NOTHING_NEW for r in results)
+
+
+def read_tables(
+    spark: Any,
+    schema: str,
+    run_results: Mapping[str, Any],
+    refused: Mapping[str, str],
+) -> tuple[Ingested | None, list[SuspectChunk], list[LandedMeasurement], list[TableChange]]:
+    """What the summary reads from the tables: the ingest, its suspect chunks,
+    the landed measurements and the table changes, each only when the run
+    built the model it comes from. A raw log that took no new file answers
+    for the first two without a query: these invocations have no chunk."""
+    invocation_ids = run_results["invocation_ids"]
+    ingested: Ingested | None = None
+    suspects: list[SuspectChunk] = []
+    measurements: list[LandedMeasurement] = []
+    if wrote_nothing(run_results, "raw_chunks"):
+        ingested = Ingested(0, 0, 0)
+    elif model_ran(run_results, "raw_chunks"):
+        ingested = query_ingested(spark, schema, invocation_ids)
+    if model_ran(run_results, "rpt_suspect_times") and (ingested is None or ingested.files):
+        suspects = query_suspects(spark, schema, invocation_ids)
+    if model_ran(run_results, "rpt_measurements"):
+        measurements = query_measurements(spark, schema, refused)
+    return ingested, suspects, measurements, query_changes(spark, schema, invocation_ids)
 
 
 def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> Ingested:
@@ -326,14 +367,9 @@ def print_run_summary(
     note = ""
     if spark is not None and invocation_ids:
         try:
-            schema = target_schema(args)
-            if model_ran(run_results, "raw_chunks"):
-                ingested = query_ingested(spark, schema, invocation_ids)
-            if model_ran(run_results, "rpt_suspect_times"):
-                suspects = query_suspects(spark, schema, invocation_ids)
-            if model_ran(run_results, "rpt_measurements"):
-                measurements = query_measurements(spark, schema, refused or {})
-            changes = query_changes(spark, schema, invocation_ids)
+            ingested, suspects, measurements, changes = read_tables(
+                spark, target_schema(args), run_results, refused or {}
+            )
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"
     print(

@@ -30,6 +30,7 @@ from python_udfs.run_summary import (
     format_summary,
     merge_run_results,
     read_run_results,
+    read_tables,
     status_counts,
     target_path,
 )
@@ -160,6 +161,48 @@ def test_summary_of_a_run_that_changed_nothing() -> None:
         "tsdedup: summary of this run (1.0 s)",
         "  tests: 1 pass",
     ]
+
+
+class _RecordingSpark:
+    """Answers the summary's queries of the chunk registry and points; records
+    every statement."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def sql(self, statement: str) -> SimpleNamespace:
+        self.statements.append(statement)
+        rows: list[tuple[object, ...]] = []
+        if "from `tsdedup`.stg_chunks" in statement:
+            rows = [(2, 10, 100)]
+        elif "from `tsdedup`.raw_chunks" in statement:
+            rows = [("cpu", 9)]
+        return SimpleNamespace(collect=lambda: rows)
+
+
+def _raw_log_results(message: str) -> dict[str, object]:
+    return {
+        "invocation_ids": ["i1"],
+        "results": [
+            {"unique_id": "model.tsdedup.raw_chunks", "status": "success", "message": message},
+            {"unique_id": "model.tsdedup.rpt_suspect_times", "status": "success"},
+        ],
+    }
+
+
+def test_summary_reads_the_ingest_only_when_the_raw_log_took_files() -> None:
+    spark = _RecordingSpark()
+    ingested, suspects, _, changes = read_tables(
+        spark, "tsdedup", _raw_log_results("OK (nothing new)"), {}
+    )
+    assert (ingested, suspects, changes) == (Ingested(0, 0, 0), [], [])
+    assert len(spark.statements) == 1 and "run_statistics" in spark.statements[0]
+
+    spark = _RecordingSpark()
+    ingested, _, _, _ = read_tables(spark, "tsdedup", _raw_log_results("OK"), {})
+    assert ingested == Ingested(2, 10, 100, (("cpu", 9),))
+    tables = ("stg_chunks", "raw_chunks", "rpt_suspect_times", "run_statistics")
+    assert [sum(f"`tsdedup`.{t} " in s for s in spark.statements) for t in tables] == [1, 1, 1, 1]
 
 
 def test_run_results_of_an_earlier_run_are_not_this_runs(tmp_path: Path) -> None:
