@@ -27,6 +27,9 @@
             and modules.re.search('[\\[ ]table_type=ICEBERG[,\\]]', information) -%}
             {%- set information = modules.re.sub('(?m)^Provider: hive$', 'Provider: iceberg', information) -%}
         {%- endif -%}
+        {#- Without the schema tree, `docs generate` asks `describe` for the
+            columns, as before: the tree names Spark's types (`long`, not `bigint`). -#}
+        {%- set information = modules.re.sub('(?m)^Schema: root$(\\n [|].*)*\\n?', '', information) -%}
         {%- do relations.append([row[0], row[1], row[2], information]) -%}
     {%- endfor -%}
     {{ return(relations) }}

@@ -14,6 +14,12 @@
     (column_catalog_gaps) and otherwise writes nothing (write mode `none`).
     When something changed, the whole catalog is computed again and replaces
     the table (static overwrite: an empty catalog empties it too).
+
+    Its readers see the catalog of the last run that built it. A run that
+    ingests without it (`--select raw_chunks`) leaves a column first used in
+    the new chunks out of the type-conflict check (int_type_conflicts, the
+    live views, rpt_rejects) until the next run that builds it; a measurement
+    model refuses to merge such chunks (require_current_column_catalog).
 #}
 {{
     config(
