@@ -217,12 +217,12 @@ def stop_spark(spark: Any) -> None:
             process.kill()
 
 
-def _end_now(spark: Any, home: Path) -> Callable[[int, Any], None]:
-    """The SIGTERM handler (Ctrl-C in a command): end the JVM, which holds the
+def _end_now(spark: Any, home: Path) -> Callable[[], None]:
+    """What SIGTERM does (Ctrl-C in a command): end the JVM, which holds the
     metastore, before this process, as a command's own process ends with its
     JVM; the caller waits for this process to be gone."""
 
-    def handler(signum: int, frame: Any) -> None:
+    def end() -> None:
         gateway = getattr(spark.sparkContext, "_gateway", None)
         process = getattr(gateway, "proc", None)
         if process is not None:
@@ -230,9 +230,35 @@ def _end_now(spark: Any, home: Path) -> Callable[[int, Any], None]:
                 process.kill()
                 process.wait(timeout=30)
         remove_record(home, os.getpid())
-        os._exit(128 + signum)
+        os._exit(128 + signal.SIGTERM)
 
-    return handler
+    return end
+
+
+def run_on_signal(signum: int, action: Callable[[], None]) -> None:
+    """Run ``action`` in a thread of its own when the process gets ``signum``.
+
+    Python runs a signal's handler in the main thread, between two bytecodes.
+    The main thread of the engine spends a command blocked in calls into the
+    JVM (a query that runs for minutes), and the kernel may hand the signal to
+    another thread, which does not interrupt that call: the handler would wait
+    for the query. Every signal's number is also written to a wakeup pipe,
+    by whichever thread receives it; a thread reading that pipe runs
+    ``action`` at once. ``action`` may run twice at once (it ends the
+    process). Call from the main thread."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    # The handler itself is what makes Python write the pipe; it also acts
+    # when the main thread gets there first.
+    signal.signal(signum, lambda number, frame: action())
+
+    def wait() -> None:
+        while True:
+            if signum in os.read(read_fd, 64):
+                action()
+
+    threading.Thread(target=wait, name=f"tsdedup-signal-{signum}", daemon=True).start()
 
 
 def parse_args(argv: Sequence[str]) -> tuple[float, list[str]]:
@@ -302,7 +328,7 @@ def serve(argv: Sequence[str]) -> int:
         return 2
     spark, listener, record = opened
     catalog, database = spark.catalog.currentCatalog(), spark.catalog.currentDatabase()
-    signal.signal(signal.SIGTERM, _end_now(spark, home))
+    run_on_signal(signal.SIGTERM, _end_now(spark, home))
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     cli.status(f"serving commands as the {record.describe()}")

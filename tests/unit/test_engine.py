@@ -354,3 +354,37 @@ def test_a_caller_that_is_killed_ends_the_command_and_one_that_waits_does_not() 
     assert not watcher.is_alive()
     assert hung_up == [True]
     engine_end.close()
+
+
+# A process whose main thread is blocked in a call (as the engine's is in a
+# query) while another thread idles, and the kernel can hand SIGTERM to no
+# thread but the others. A handler of the main thread's would wait for the
+# call to return (4 of 6 tries did not exit within 3 s).
+BLOCKED_MAIN = """
+import os, signal, socket, threading, time
+from python_udfs.engine_server import run_on_signal
+run_on_signal(signal.SIGTERM, lambda: os._exit(143))
+threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+waiting, _ = socket.socketpair()
+print("blocked", flush=True)
+waiting.recv(1)
+"""
+
+
+def test_sigterm_ends_the_engine_while_its_main_thread_is_blocked() -> None:
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_MAIN],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == b"blocked"
+        time.sleep(0.5)  # into recv
+        process.send_signal(15)
+        assert process.wait(timeout=30) == 143
+    finally:
+        process.kill()
+        process.wait()
