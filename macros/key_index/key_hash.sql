@@ -4,7 +4,9 @@
     same for a point of stg_points (`tags` map) and a row of a measurement table
     (one column per tag), whatever columns the table has. Two keys may share a
     hash; the index only ever says "may exist", which costs a merge, never a
-    point.
+    point. xxhash64 skips NULL array elements, so an absent tag column is a
+    NULL element, and `sort_array` orders entries as `array_sort` would: both
+    compile to generated code, without lambda functions.
 
         tsdedup.key_hash(tags_map='p.tags')            -- a point
         tsdedup.key_hash(tag_columns=['host', 'rack'])  -- a table row
@@ -12,13 +14,14 @@
 {% macro key_hash(tags_map=none, tag_columns=none, time_column='time_ns') %}
     {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
     {%- if tags_map is not none -%}
-        {%- set entries = 'coalesce(array_sort(map_entries(' ~ tags_map ~ ')), ' ~ no_tags ~ ')' -%}
+        {%- set entries = 'coalesce(sort_array(map_entries(' ~ tags_map ~ ')), ' ~ no_tags ~ ')' -%}
     {%- elif tag_columns -%}
         {%- set items = [] -%}
         {%- for tag in tag_columns | sort(case_sensitive=true) -%}
-            {%- do items.append('named_struct(\'key\', ' ~ tsdedup.string_literal(tag) ~ ', \'value\', ' ~ tsdedup.quote_identifier(tag) ~ ')') -%}
+            {%- set column = tsdedup.quote_identifier(tag) -%}
+            {%- do items.append('if(' ~ column ~ ' is null, null, named_struct(\'key\', ' ~ tsdedup.string_literal(tag) ~ ', \'value\', ' ~ column ~ '))') -%}
         {%- endfor -%}
-        {%- set entries = 'filter(array(' ~ items | join(', ') ~ '), entry -> entry.value is not null)' -%}
+        {%- set entries = 'array(' ~ items | join(', ') ~ ')' -%}
     {%- else -%}
         {%- set entries = no_tags -%}
     {%- endif -%}

@@ -6,9 +6,11 @@
     chunks are added; otherwise the measurement's index is deleted and filled
     from the table. Runs trust the index only once record_measurement_state
     has marked it current, so a crash in between costs a rebuild, never a
-    wrong answer. Returns a list of statements, maybe empty.
+    wrong answer. `created`: this run created the table from the column
+    catalog, so every catalogued tag is one of its columns. Returns a list of
+    statements, maybe empty.
 #}
-{% macro update_key_index(relation, measurement_name, start, last, index_current) %}
+{% macro update_key_index(relation, measurement_name, start, last, index_current, created=false) %}
     {%- set index = tsdedup.key_index_relation() -%}
     {%- set measurement = tsdedup.string_literal(measurement_name) -%}
     {%- if index_current and start == last -%}
@@ -53,7 +55,12 @@ left anti join (
         {{ return([sql]) }}
     {%- endif -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
-    {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {%- if created -%}
+        {%- set tags = columns['tags'] -%}
+    {%- else -%}
+        {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+        {%- set tags = columns['tags'] | select('in', stored) | list -%}
+    {%- endif -%}
     {#- A table holds one row per key, so its hashes need no `distinct` (a
         collision repeats a hash, which a semi join reads as one). -#}
     {%- set fill -%}
@@ -61,7 +68,7 @@ insert into {{ index }}
 select
     {{ measurement }} as measurement,
     to_date(`time`) as partition_day,
-    {{ tsdedup.key_hash(tag_columns=columns['tags'] | select('in', stored) | list) }} as key_hash
+    {{ tsdedup.key_hash(tag_columns=tags) }} as key_hash
 from {{ relation }}
     {%- endset -%}
     {{ return(['delete from ' ~ index ~ ' where measurement = ' ~ measurement, fill]) }}

@@ -12,7 +12,7 @@
     {%- set heads = tsdedup.log_heads() -%}
     {%- set last = heads['chunk_seq'] -%}
     {%- set index_current = start > 0 and state['key_index_chunk_seq'] == start -%}
-    {%- for sql in tsdedup.update_key_index(relation, measurement_name, start, last, index_current) -%}
+    {%- for sql in tsdedup.update_key_index(relation, measurement_name, start, last, index_current, created=full_refresh) -%}
         {%- call statement('update_key_index') -%}
             {{ sql }}
         {%- endcall -%}

@@ -261,8 +261,15 @@ def test_the_column_catalog_is_written_only_when_a_column_comes(workspace: Works
     ws.land("a.lp", "m,host=a x=1 1\n")
     ws.build()
     ws.land("b.lp", "m,host=a x=2 2\n")
+    log = ws.project / "logs" / "dbt.log"
+    before = len(log.read_text(encoding="utf-8"))
     out = ws.build().stdout
     assert re.search(r"model tsdedup\.int_column_types \.+ \S*OK \(nothing new\)", out), out
+    # The catalog was built in the same run: the measurement model does not ask
+    # again whether the catalog lists its columns.
+    statements = log.read_text(encoding="utf-8")[before:]
+    assert "select count(*) as gaps" in statements
+    assert "and c.measurement = 'm'" not in statements
     ws.land("c.lp", "m,host=b x=3,y=5 3\n")
     failed = ws.tsdedup("run", "--select", "raw_chunks", "sort_key_catalog+")
     assert failed.code != 0

@@ -49,6 +49,27 @@ def key_index_update(ws: Workspace) -> str:
     return log[start : log.index("known.key_hash", start)]
 
 
+# The index's keys written out independently of tsdedup.key_hash (a lambda
+# drops absent tags instead of NULL elements), from the table's rows.
+TABLE_KEYS = (
+    "select distinct to_date(`time`) as partition_day, xxhash64(filter(array("
+    "named_struct('key', 'host', 'value', host), named_struct('key', 'rack', 'value', rack)"
+    "), e -> e.value is not null), time_ns) as key_hash from tsdedup.idx"
+)
+
+
+def index_and_table_keys(ws: Workspace) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The key index's (day, hash) pairs for `idx`, and those its table's rows give."""
+    index, table = ws.sql(
+        "select partition_day, key_hash from tsdedup.key_index where measurement = 'idx'",
+        TABLE_KEYS,
+    )
+    return (
+        {(str(r["partition_day"]), int(r["key_hash"])) for r in index},
+        {(str(r["partition_day"]), int(r["key_hash"])) for r in table},
+    )
+
+
 def as_set(table: list[dict[str, object]]) -> set[tuple[object, ...]]:
     return {tuple(row.get(c) for c in COLUMNS) for row in table}
 
@@ -95,6 +116,11 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     update = key_index_update(ws)
     assert "and chunk_seq > 2 and chunk_seq <= 3" in update
     assert "partition_day in (date'2026-11-01')" in update
+    # The keys added from the new points' tag maps (rack absent for most hosts)
+    # are the keys of the table's rows.
+    from_points, from_table = index_and_table_keys(ws)
+    assert from_points == from_table
+    assert len(from_table) == 60
 
     # An index the table does not vouch for (as after a crash between the data
     # commit and the index update) is not asked, and is rebuilt from the table.
@@ -108,6 +134,10 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
         == [{"n": len(table), "distinct_keys": len(table)}]
         == [{"n": 70, "distinct_keys": 70}]
     )
+    # Filled from the table's columns (NULL for an absent rack), the same keys.
+    from_columns, from_table = index_and_table_keys(ws)
+    assert from_columns == from_table
+    assert len(from_table) == 70
 
     # The table's state is recorded by the measurement materialization: a
     # measurement model built another way is refused before anything is written.
