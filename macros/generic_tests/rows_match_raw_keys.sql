@@ -26,7 +26,7 @@
     accepted as (
         select
             count(*) as points_accepted,
-            count(distinct array_sort(map_entries(p.tags)), p.time_ns) as distinct_keys
+            count(distinct sort_array(map_entries(p.tags)), p.time_ns) as distinct_keys
         from {{ ref('stg_points') }} as p
         left anti join {{ ref('int_type_conflicts') }} as c
             on p.chunk_seq = c.chunk_seq and p.position = c.position

@@ -62,7 +62,7 @@ unmerged_points as (
         struct(
             {{ tsdedup._new_point_items(columns, 'p') | join(',\n            ') }}
         ) as point,
-        array_sort(map_entries({{ unlisted }})) as unlisted_tags
+        sort_array(map_entries({{ unlisted }})) as unlisted_tags
     from {{ points_relation }} as p
     left anti join {{ conflicts_relation }} as c
         on p.chunk_seq = c.chunk_seq and p.position = c.position

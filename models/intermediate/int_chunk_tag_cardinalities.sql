@@ -6,7 +6,9 @@
 
     The points are read once: each point becomes one row for itself (tag_name
     NULL) and one row per tag it carries (none when its tags are NULL), and one
-    aggregation counts both.
+    aggregation counts both. The tag rows are the map's entries as they are: a
+    lambda that renamed them was evaluated row by row (warm, 1.1 M points:
+    7.0 s against 3.0 s).
     Reading them once also matters to readers that filter this view by
     chunk_seq (sort_key_catalog): Spark then pushes the filter into every scan
     of the raw log, the type-conflict check's included, so a run reads only the
@@ -35,11 +37,8 @@ point_and_tag_rows as (
     from accepted_points as a
         lateral view inline(
             concat(
-                array(named_struct('tag_name', cast(null as string), 'tag_value', cast(null as string))),
-                transform(
-                    map_entries(coalesce(a.tags, cast(map() as map<string, string>))),
-                    t -> named_struct('tag_name', t.key, 'tag_value', t.value)
-                )
+                array(named_struct('key', cast(null as string), 'value', cast(null as string))),
+                map_entries(coalesce(a.tags, cast(map() as map<string, string>)))
             )
         ) r as tag_name, tag_value
 ),

@@ -47,7 +47,7 @@ points as (
         p.chunk_seq,
         p.position,
         p.measurement,
-        array_sort(map_entries(p.tags)) as series_tags,
+        sort_array(map_entries(p.tags)) as series_tags,
         p.time_ns,
         t.position is not null as is_type_conflict
     from {{ ref('stg_points') }} as p
