@@ -4,9 +4,8 @@
     same for a point of stg_points (`tags` map) and a row of a measurement table
     (one column per tag), whatever columns the table has. Two keys may share a
     hash; the index only ever says "may exist", which costs a merge, never a
-    point. xxhash64 skips NULL array elements, so an absent tag column is a
-    NULL element, and `sort_array` orders entries as `array_sort` would: both
-    compile to generated code, without lambda functions.
+    point. An absent tag column is a NULL element, which xxhash64 skips; no
+    lambda (decision 0023).
 
         tsdedup.key_hash(tags_map='p.tags')            -- a point
         tsdedup.key_hash(tag_columns=['host', 'rack'])  -- a table row
