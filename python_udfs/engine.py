@@ -146,14 +146,23 @@ def fingerprint(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
     return digest.hexdigest()
 
 
-def _alive(pid: int) -> bool:
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited. A process that exited
+    but that its parent has not reaped yet (a zombie; an engine's parent is
+    whatever adopted it) holds nothing any more, and counts as gone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            status = handle.read()
+    except OSError:
+        return True  # no /proc: the signal test is all there is
+    # "pid (command) state ...": the command may hold spaces and parentheses.
+    return status[status.rfind(b")") + 2 : status.rfind(b")") + 3] != b"Z"
 
 
 def _is_engine(pid: int) -> bool:
@@ -165,7 +174,7 @@ def _is_engine(pid: int) -> bool:
     except FileNotFoundError:
         return False
     except OSError:  # no /proc here: trust the process id
-        return _alive(pid)
+        return process_running(pid)
 
 
 def read_record(home: Path) -> EngineRecord | None:
@@ -297,8 +306,11 @@ def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
         reply = _receive_reply(sock)
     except KeyboardInterrupt:
         os.kill(record.pid, signal.SIGTERM)
-        with contextlib.suppress(EngineError):
+        try:
             wait_for_exit(record.pid, 60)
+        except EngineError as exc:
+            print(f"tsdedup: interrupted; {exc} after SIGTERM.", file=sys.stderr)
+            return 130
         print(
             f"tsdedup: interrupted; stopped the {record.describe()}. The next run "
             "finishes what this one started.",
@@ -323,7 +335,7 @@ def run_in_engine(record: EngineRecord, home: Path, args: Sequence[str]) -> int:
 
 def wait_for_exit(pid: int, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
-    while _alive(pid):
+    while process_running(pid):
         if time.monotonic() > deadline:
             raise EngineError(f"the engine (process {pid}) did not stop in {timeout:g} s")
         time.sleep(0.1)

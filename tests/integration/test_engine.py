@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_udfs.engine import read_record
+from python_udfs.engine import process_running, read_record
 from python_udfs.state import HomeLock
 from tests.integration.conftest import (
     ROOT,
@@ -75,9 +75,7 @@ def engine_pid(ws: Workspace) -> int:
 def wait_until_gone(pid: int, seconds: float = 90.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not process_running(pid):
             return
         time.sleep(0.2)
     raise AssertionError(f"process {pid} still runs after {seconds} s")

@@ -388,3 +388,19 @@ def test_sigterm_ends_the_engine_while_its_main_thread_is_blocked() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_an_exited_process_nobody_reaped_is_not_running() -> None:
+    """A caller waits for an interrupted engine to be gone. An engine's parent is
+    whatever adopted it, which may reap it late: the exited process (a zombie)
+    must count as gone, though the signal test still finds its process id."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+    assert engine.process_running(child.pid)
+    deadline = time.monotonic() + 30
+    while engine.process_running(child.pid):
+        assert time.monotonic() < deadline, "the exited child still counts as running"
+        time.sleep(0.05)
+    os.kill(child.pid, 0)  # not reaped yet: the process id still exists
+    engine.wait_for_exit(child.pid, 1)
+    assert child.wait(timeout=5) == 0
+    assert not engine.process_running(child.pid)
