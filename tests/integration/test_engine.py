@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,13 +43,23 @@ COLUMNS = {
 }
 # A query that runs for minutes: the command that is busy when another arrives.
 LONG_QUERY = "select sum(hash(id, id * 7)) from range(0, 100000000000)"
+# Ctrl-C in a terminal interrupts a command. A suite started in the background
+# (`make test &`, nohup) runs with SIGINT ignored, and a process inherits that,
+# so Python would never raise KeyboardInterrupt in the command: this prefix
+# gives the command the terminal's default SIGINT back before it starts.
+AS_FROM_A_TERMINAL = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
 
 
 def long_query_in_the_engine(ws: Workspace) -> subprocess.Popen[str]:
     """A ``tsdedup sql`` process whose query runs for hours, once the engine has
     taken it (stderr stays open to read the rest)."""
     process = subprocess.Popen(
-        [str(TSDEDUP), "sql", LONG_QUERY],
+        [*AS_FROM_A_TERMINAL, str(TSDEDUP), "sql", LONG_QUERY],
         cwd=ws.project,
         env=ws.env(),
         stdout=subprocess.DEVNULL,
