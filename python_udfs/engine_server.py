@@ -79,6 +79,19 @@ class Busy:
         self._lock.release()
 
 
+def answer(connection: socket.socket, code: int, busy: Busy, stopping: bool) -> None:
+    """Tell the caller its command's exit code. The engine takes commands again
+    before the caller hears it: a caller that ends on the answer and starts the
+    next command at once must find the engine free, not refused as busy. An
+    engine that stops frees itself after, so a caller that comes in between
+    is told that it stopped."""
+    if not stopping:
+        busy.release()
+    reply(connection, code)
+    if stopping:
+        busy.release()
+
+
 def accept_loop(listener: socket.socket, requests: queue.Queue[Request], busy: Busy) -> None:
     """Accept connections; queue a request when no command runs, else refuse it."""
     while True:
@@ -379,9 +392,8 @@ def serve(argv: Sequence[str]) -> int:
                     os.write(request.fds[2], f"tsdedup: the engine {message}\n".encode())
                 stopping = True
             close_all(request.fds)
-            reply(request.connection, code)
             last_used = time.monotonic()
-            busy.release()  # when stopping, callers that come now are told so
+            answer(request.connection, code, busy, stopping)
             if stopping:
                 break
     finally:

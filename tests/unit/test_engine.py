@@ -5,6 +5,7 @@ real commands in it)."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import socket
@@ -223,6 +224,38 @@ def test_a_command_that_arrives_while_another_runs_is_refused(tmp_path: Path) ->
     for sock in (first, second, third):
         sock.close()
     listener.close()
+
+
+class _AnswerRecorder:
+    """A caller's connection that notes, when the answer is sent, whether a
+    next command would find the engine free."""
+
+    def __init__(self, busy: engine_server.Busy) -> None:
+        self.busy = busy
+        self.free_when_answered: bool | None = None
+        self.sent = b""
+
+    def sendall(self, data: bytes) -> None:
+        self.free_when_answered = self.busy.try_take()
+        if self.free_when_answered:
+            self.busy.release()
+        self.sent += data
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("stopping", [False, True])
+def test_the_engine_is_free_before_the_caller_hears_the_answer(stopping: bool) -> None:
+    busy = engine_server.Busy()
+    assert busy.try_take()  # a command runs
+    caller = _AnswerRecorder(busy)
+    engine_server.answer(caller, 3, busy, stopping=stopping)  # type: ignore[arg-type]
+    assert json.loads(caller.sent) == {"code": 3, "error": None}
+    # A caller that runs its next command as soon as it hears the answer finds
+    # the engine free; a stopping engine stays taken until it has answered.
+    assert caller.free_when_answered is (not stopping)
+    assert busy.try_take()
 
 
 def test_engine_commands_check_their_arguments_before_starting_anything(
