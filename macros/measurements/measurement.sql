@@ -29,7 +29,9 @@
     (`none; state record current`).
     The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
-    days: 2026-11-02 */`), which tells the measurement materialization which
+    days: 2026-11-02, key times: 1762041600000000000 to 1762045200000000000 */`;
+    the key times, when the key index was asked, bound the stored rows a new
+    point can match), which tells the measurement materialization which
     statement to write (measurement_write_sql). A point's values travel in one
     struct, `point`, so no tag or field can meet an internal column (0013).
 #}
@@ -78,7 +80,7 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], stored_columns={}, mode='rebuild') -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], key_times=none, stored_columns={}, mode='rebuild') -%}
     {%- if is_incremental() -%}
         {%- set watermark = state['watermark'] -%}
         {%- if watermark is none -%}
@@ -96,6 +98,7 @@
         {%- set merge.mode = 'overwrite' if plan['mode'] == 'merge' and watermark == 0 else plan['mode'] -%}
         {%- set merge.days = plan['days'] -%}
         {%- set merge.match_days = plan['overlapping_days'] -%}
+        {%- set merge.key_times = plan['key_times'] -%}
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
@@ -141,7 +144,8 @@
     {%- endif -%}
 
 /* tsdedup write mode: {{ merge.mode }}
-{%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}{% endif %}
+{%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}
+{%- if merge.key_times %}, key times: {{ merge.key_times[0] }} to {{ merge.key_times[1] }}{% endif %}{% endif %}
 {%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type:

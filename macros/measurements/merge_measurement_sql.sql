@@ -13,6 +13,11 @@
             t.`usage_user` = coalesce(s.`usage_user`, t.`usage_user`)
         when not matched then insert *
 
+    With `key times: <min> to <max>` in the header (the key index was asked,
+    plan_measurement_write), the stored rows outside those times cannot share
+    a key with a new point: the merge reads only those inside (`t.time_ns
+    between ...`), and the new points outside are inserted.
+
     The stored row comes first in ingestion order, so under the winner rule
     'fields' a field keeps its stored value only where the new points have none;
     under 'last_row' the new row replaces it whole. Tags compare with `<=>`: an
@@ -34,13 +39,14 @@
     left with no row.
 #}
 {% macro merge_measurement_sql(source, target, header, measurement_name, state) %}
-    {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+) \\*/', header) -%}
+    {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+?)(, key times: (-?[0-9]+) to (-?[0-9]+))? \\*/', header) -%}
     {%- if not found -%}
         {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge or replace write mode comment: " ~ header[:200]) %}
     {%- endif -%}
     {%- set replace = found.group(1) == 'replace' -%}
     {%- set winner_rule = found.group(2) -%}
     {%- set days = found.group(3).split() -%}
+    {%- set key_times = [found.group(5), found.group(6)] if found.group(4) else none -%}
     {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
     {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', names) | list -%}
     {%- set fields = names | reject('in', tags + ['time', 'time_ns']) | list -%}
@@ -58,6 +64,10 @@ on
     (
         {{ tsdedup.day_predicates('t.`time`', days, separator='\n        or ') }}
     )
+    {%- if key_times %}
+    -- by the key index, only new points of these times may share a key with a stored row
+    and t.time_ns between {{ key_times[0] }} and {{ key_times[1] }}
+    {%- endif %}
     and t.time_ns = s.time_ns
     {%- for tag in tags %}
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}

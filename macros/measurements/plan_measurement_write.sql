@@ -33,12 +33,16 @@
 
     `state` is the table's state record (read_measurement_state).
     Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
-    'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates]}.
-    `overlapping_days` are the partitions that may hold a new key.
+    'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates],
+    'key_times': [min, max] | none}.
+    `overlapping_days` are the partitions that may hold a new key. `key_times`,
+    when the key index was asked, is the time_ns range of the new points whose
+    key it may hold: no stored row outside it can share a key with a new point,
+    so a row-level merge reads only the stored rows inside it.
 #}
 {% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk, state) %}
     {%- if not execute -%}
-        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': []}) }}
+        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': [], 'key_times': none}) }}
     {%- endif -%}
     {%- set index = tsdedup.key_index_relation() -%}
     {%- set index_current = state['key_index_chunk_seq'] == after_chunk
@@ -81,7 +85,7 @@
         group by n.partition_day
         order by partition_day
     {%- endset -%}
-    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'index_checked_days': []} -%}
+    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'index_checked_days': [], 'key_times': none} -%}
     {%- set overlapping_in_time = [] -%}
     {%- set counts = {} -%}
     {%- for row in run_query(sql).rows -%}
@@ -97,6 +101,7 @@
         with new_keys as (
             select
                 to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day,
+                time_ns,
                 {{ tsdedup.key_hash(tags_map='tags') }} as key_hash
             from {{ points_relation }}
             where
@@ -104,7 +109,10 @@
                 and chunk_seq > {{ after_chunk }}
         )
 
-        select cast(n.partition_day as string) as partition_day
+        select
+            cast(n.partition_day as string) as partition_day,
+            min(n.time_ns) as min_time_ns,
+            max(n.time_ns) as max_time_ns
         from new_keys as n
         left semi join (
             -- only the index partitions of the days in question
@@ -118,11 +126,20 @@
         where n.partition_day in ({{ days }})
         group by n.partition_day
         {%- endset -%}
-        {%- set days_with_known_keys = run_query(key_sql).columns[0].values() | list -%}
+        {%- set known = {} -%}
+        {%- for row in run_query(key_sql).rows -%}
+            {%- do known.update({row[0]: [row[1] | int, row[2] | int]}) -%}
+        {%- endfor -%}
         {%- do plan.update({'index_checked_days': overlapping_in_time}) -%}
-        {%- for day in overlapping_in_time if day in days_with_known_keys -%}
+        {%- for day in overlapping_in_time if day in known -%}
             {%- do plan['overlapping_days'].append(day) -%}
         {%- endfor -%}
+        {%- if known -%}
+            {%- set bounds = known.values() | list -%}
+            {%- do plan.update({'key_times': [
+                bounds | map(attribute=0) | min, bounds | map(attribute=1) | max
+            ]}) -%}
+        {%- endif -%}
     {%- else -%}
         {%- do plan.update({'overlapping_days': overlapping_in_time}) -%}
     {%- endif -%}

@@ -146,13 +146,18 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
         encoding="utf-8"
     )
+    # The key index holds the keys of minutes 0-4: the merge reads only the
+    # stored rows of those times (both ends matched rows), and inserts the
+    # new points of minutes 30-33 without looking for them.
     assert compiled.startswith(
-        "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01 */"
+        "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01, "
+        f"key times: {DAY0} to {DAY0 + 4 * MINUTE} */"
     )
     executed = (ws.project / "target/run/tsdedup/models/measurements/mg.sql").read_text(
         encoding="utf-8"
     )
     assert "merge into" in executed
+    assert f"and t.time_ns between {DAY0} and {DAY0 + 4 * MINUTE}\n" in executed
     assert "t.`we``ird tag` <=> s.`we``ird tag`" in executed
     assert "t.`value` = coalesce(s.`value`, t.`value`)" in executed
     second = check_state(ws, landed)
