@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from python_udfs import cli, jvm_mode
+from python_udfs import cli, jvm_archive, jvm_mode
 from python_udfs.jvm_mode import JvmModeError, choose, landing_listing, new_bytes, remember_landing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +46,8 @@ def test_a_run_with_few_new_bytes_gets_a_short_lived_jvm(folders: tuple[Path, Pa
     (landing / "c.lp").write_bytes(b"z" * 3 * 1024 * 1024)
     mode = choose(["run", "--target", "local"], env(landing), home)
     assert mode.short
-    assert mode.java_options == ("-XX:TieredStopAtLevel=1",)
+    assert mode.java_options == jvm_mode.SHORT_OPTIONS
+    assert "-XX:TieredStopAtLevel=1" in mode.java_options
     assert mode.reason == "3.0 MB landed since the last run"
 
 
@@ -144,7 +147,8 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
     mode = jvm_mode.JvmMode(True, "0.0 MB landed since the last run")
     cli.start_spark(["run"], jvm=mode)
     options = started[0]["spark.driver.extraJavaOptions"].split()
-    assert options[-2:] == ["-XX:SharedArchiveFile=a.jsa", "-XX:TieredStopAtLevel=1"]
+    short = list(jvm_mode.SHORT_OPTIONS)
+    assert options[-len(short) - 1 :] == ["-XX:SharedArchiveFile=a.jsa", *short]
     assert "a short-lived JVM: 0.0 MB landed since the last run" in capsys.readouterr().err
     cli.start_spark(["run"], jvm=jvm_mode.JvmMode(False, "the default"))
     options = started[1]["spark.driver.extraJavaOptions"].split()
@@ -166,3 +170,26 @@ def test_a_bad_setting_stops_the_command_before_spark_starts(
     assert cli.main(["run"]) == 2
     assert "TSDEDUP_JVM_MODE='turbo'" in capsys.readouterr().err
     assert not (tmp_path / "home").exists()
+
+
+def code_cache_bytes(*options: str) -> int:
+    """The code cache a JVM started with ``options`` reserves."""
+    java = jvm_archive.java()
+    if java is None:
+        pytest.skip("no java")
+    flags = subprocess.run(
+        [str(java), *options, "-XX:+PrintFlagsFinal", "-version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = re.search(r"\bReservedCodeCacheSize\s*=\s*(\d+)", flags)
+    assert found, flags[:500]
+    return int(found.group(1))
+
+
+def test_the_short_lived_jvm_keeps_the_default_code_cache() -> None:
+    # C1 alone shrinks the code cache to 48 MB by default; a 1 % run fills it,
+    # and the JVM then stops compiling for the rest of the run.
+    assert code_cache_bytes("-XX:TieredStopAtLevel=1") < code_cache_bytes()
+    assert code_cache_bytes(*jvm_mode.SHORT_OPTIONS) >= code_cache_bytes()
