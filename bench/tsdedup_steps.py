@@ -91,7 +91,10 @@ class Build:
 def build_table(ws: Workspace, files: list[Path], label: str) -> Build:
     """Land a table's chunk files and build everything but the rebuild contender:
     runs that only ingest while more than one run's worth of files waits, then
-    one full ``run``."""
+    one full ``run``. That last run is left with the project's own vars (the
+    files it finds fit in one run by default), as the runs after it are: dbt
+    parses a project again when its vars change, which a user's runs, all with
+    the same settings, do not pay each time."""
     ws.land(files)
     build = Build(files=len(files))
     batches = max(1, -(-len(files) // FILES_PER_RUN))
@@ -102,7 +105,7 @@ def build_table(ws: Workspace, files: list[Path], label: str) -> Build:
         )
         build.add(run)
     say(f"{label}: build", f"run {batches} of {batches}: ingest the rest, build the tables")
-    run = ws.dbt(f"{label}-build", "run", "--vars", FILES_VAR, *_exclude(ws, [REBUILD_MODEL]))
+    run = ws.dbt(f"{label}-build", "run", *_exclude(ws, [REBUILD_MODEL]))
     build.add(run)
     return build
 
