@@ -42,7 +42,7 @@ from python_udfs.up_to_date import is_full_refresh, landing_listing, local_landi
 MODE_VARIABLE = "TSDEDUP_JVM_MODE"
 MODES = ("auto", "short", "long")
 # Up to this many new bytes a short-lived JVM is faster (decision 0016).
-SHORT_RUN_BYTES = 32 * 1024 * 1024
+SHORT_RUN_BYTES = 96 * 1024 * 1024
 # C1 alone would reserve 48 MB for compiled code, which a 1 % run fills; the
 # JVM then stops compiling. Keep the tiered JVM's 240 MB (decision 0016).
 SHORT_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
