@@ -213,6 +213,9 @@ class Benchmark:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             uptime_at_start=uptime(),
         )
+        # The project's version as the run starts, not as it ends: the workspaces
+        # copy the project when they start, so edit nothing while it runs.
+        measured_versions = versions(PROJECT_ROOT)
         scenarios = self.generate()
         main_files, main_counts = scenarios[s.table_points]
         main = self.run_main_table(main_files)
@@ -236,6 +239,7 @@ class Benchmark:
                 "duckdb_arc": (duck_measured, duck_line),
             },
             checks,
+            measured_versions,
         )
 
 
@@ -247,6 +251,7 @@ def assemble(
     growth: dict[int, steps.Timed],
     others: dict[str, tuple[Measured, dict[str, Any]]],
     checks: dict[str, Any],
+    measured_versions: dict[str, str],
 ) -> dict[str, Any]:
     """The result document (see docs/benchmarks.md for the meaning of each key)."""
     timed = {
@@ -328,5 +333,5 @@ def assemble(
         },
         "run": run_info,
         "machine": machine(),
-        "versions": versions(PROJECT_ROOT),
+        "versions": measured_versions,
     }

@@ -4,9 +4,9 @@ how its models and tests ended.
 
 Everything comes from what the run left behind: dbt's ``run_results.json`` (the
 status of every node and the run's invocation ids: a build that discovers
-measurements runs dbt twice), the chunk registry's rows of those invocations
-(``stg_chunks``) and their points per measurement (raw_chunks; the invocation
-id's column statistics skip other runs' files), the chunks among them whose
+measurements runs dbt twice), the raw log's chunk rows of those invocations
+(as ``stg_chunks`` holds them) and their points per measurement, in one scan
+(the invocation id's column statistics skip other runs' files), the chunks among them whose
 timestamps look wrong (``rpt_suspect_times``), the measurements and which have
 no table (``rpt_measurements``, with the reasons discovery gave) and the rows of
 ``run_statistics`` (written from metadata). Nothing scans a measurement table,
@@ -250,19 +250,20 @@ def read_tables(
 
 
 def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> Ingested:
-    q = quote_identifier(schema)
-    invocations = string_literals(invocation_ids)
-    row = spark.sql(
-        "select count(*), coalesce(sum(lines_read), 0), coalesce(sum(source_bytes), 0) "
-        f"from {q}.stg_chunks where invocation_id in ({invocations})"
-    ).collect()[0]
-    points = spark.sql(
-        f"select measurement, count(*) from {q}.raw_chunks where row_kind = 'point' "
-        f"and invocation_id in ({invocations}) group by measurement order by 1"
+    """The invocations' chunks and their points per measurement, in one scan of
+    the raw log (its chunk rows, as stg_chunks holds them, and its point rows):
+    the raw log is all a run that selects only it has built."""
+    rows = spark.sql(
+        "select row_kind, measurement, count(*), coalesce(sum(lines_read), 0), "
+        f"coalesce(sum(source_bytes), 0) from {quote_identifier(schema)}.raw_chunks "
+        f"where invocation_id in ({string_literals(invocation_ids)}) "
+        "and row_kind in ('chunk', 'point') group by row_kind, measurement "
+        "order by row_kind, measurement"
     ).collect()
-    return Ingested(
-        int(row[0]), int(row[1]), int(row[2]), tuple((str(r[0]), int(r[1])) for r in points)
-    )
+    chunks = [r for r in rows if r[0] == "chunk"]
+    files, lines, size = (sum(int(r[i]) for r in chunks) for i in (2, 3, 4))
+    points = tuple((str(r[1]), int(r[2])) for r in rows if r[0] == "point")
+    return Ingested(files, lines, size, points)
 
 
 def query_suspects(

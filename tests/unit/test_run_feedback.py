@@ -164,8 +164,8 @@ def test_summary_of_a_run_that_changed_nothing() -> None:
 
 
 class _RecordingSpark:
-    """Answers the summary's queries of the chunk registry and points; records
-    every statement."""
+    """Answers the summary's query of the raw log's chunk and point rows (one
+    group per row kind and measurement); records every statement."""
 
     def __init__(self) -> None:
         self.statements: list[str] = []
@@ -173,10 +173,8 @@ class _RecordingSpark:
     def sql(self, statement: str) -> SimpleNamespace:
         self.statements.append(statement)
         rows: list[tuple[object, ...]] = []
-        if "from `tsdedup`.stg_chunks" in statement:
-            rows = [(2, 10, 100)]
-        elif "from `tsdedup`.raw_chunks" in statement:
-            rows = [("cpu", 9)]
+        if "from `tsdedup`.raw_chunks" in statement:
+            rows = [("chunk", None, 2, 10, 100), ("point", "cpu", 9, 0, 0)]
         return SimpleNamespace(collect=lambda: rows)
 
 
@@ -201,8 +199,8 @@ def test_summary_reads_the_ingest_only_when_the_raw_log_took_files() -> None:
     spark = _RecordingSpark()
     ingested, _, _, _ = read_tables(spark, "tsdedup", _raw_log_results("OK"), {})
     assert ingested == Ingested(2, 10, 100, (("cpu", 9),))
-    tables = ("stg_chunks", "raw_chunks", "rpt_suspect_times", "run_statistics")
-    assert [sum(f"`tsdedup`.{t} " in s for s in spark.statements) for t in tables] == [1, 1, 1, 1]
+    tables = ("raw_chunks", "rpt_suspect_times", "run_statistics")
+    assert [sum(f"`tsdedup`.{t} " in s for s in spark.statements) for t in tables] == [1, 1, 1]
 
 
 def test_run_results_of_an_earlier_run_are_not_this_runs(tmp_path: Path) -> None:
