@@ -6,11 +6,12 @@ Everything comes from what the run left behind: dbt's ``run_results.json`` (the
 status of every node and the run's invocation ids: a build that discovers
 measurements runs dbt twice), the raw log's chunk rows of those invocations
 (as ``stg_chunks`` holds them) and their points per measurement, in one scan
-(the invocation id's column statistics skip other runs' files), the chunks among them whose
-timestamps look wrong (``rpt_suspect_times``), the measurements and which have
-no table (``rpt_measurements``, with the reasons discovery gave) and the rows of
-``run_statistics`` (written from metadata). Nothing scans a measurement table,
-and a run whose raw log took no file reads neither the registry nor its points.
+(the invocation id's column statistics skip other runs' files), the chunks
+among them whose timestamps look wrong (``rpt_suspect_times``), the
+measurements and which have no table (``rpt_measurements``, with the reasons
+discovery gave) and the rows of ``run_statistics`` (written from metadata).
+Nothing scans a measurement table, and a run whose raw log took no file reads
+none of its rows.
 """
 
 from __future__ import annotations
