@@ -37,6 +37,10 @@ EXTRA = (
     "order",
     "where",
     "null",
+    # deduplicate_points names the key and field columns it flattens by position.
+    "key_1",
+    "key_2",
+    "field_1",
 )
 
 

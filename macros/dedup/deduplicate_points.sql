@@ -1,22 +1,71 @@
 {#
-    Deduplicate points: one row per key (every tag column + time_ns, NULL equal
-    to NULL), the winner decided by ingestion order `order_by`.
+    Deduplicate points: one row per key (the key columns + `hidden_keys`, NULL
+    equal to NULL), the winner decided by ingestion order `order_by`.
       mode 'fields'   - per field, the last non-null value (default)
       mode 'last_row' - the whole last row
-    `relation` holds a struct column `point` (the key and field columns, by
-    those names) beside the ordering columns; the result is one `point` per key,
-    of the same shape. Data names live only inside `point`, so no tag or field
-    can share a name with an ordering column (docs/decisions/0013).
-    `hidden_keys` are further key columns of `relation` beside `point`, left out
-    of the result (the live view's tags it has no column for).
+    `relation` holds a struct column `point` (key and field columns) beside the
+    ordering columns and `hidden_keys`; the result is one `point` per key, of the
+    same shape, beside the hidden keys. Data names live only inside `point`
+    (decision 0013). Rows come out of one sort on (hidden keys, key columns in
+    the order given): a later `sort by` on a prefix of them costs no second sort
+    (decision 0024).
 #}
 {% macro deduplicate_points(relation, key_columns, field_columns, order_by, mode='fields', hidden_keys=[]) %}
-    {% do tsdedup.validate_dedup_mode(mode) %}
-    {% if not key_columns %}
+    {%- do tsdedup.validate_dedup_mode(mode) -%}
+    {%- if not key_columns -%}
         {% do exceptions.raise_compiler_error("deduplicate_points: `key_columns` must list at least the time column") %}
-    {% endif %}
-    {% if mode == 'last_row' or not field_columns %}
-        {{ return(tsdedup.keep_last_row(relation, key_columns, order_by, hidden_keys)) }}
-    {% endif %}
-    {{ return(tsdedup.merge_last_non_null(relation, key_columns, field_columns, order_by, hidden_keys)) }}
+    {%- endif -%}
+    {%- set keys = [] -%}
+    {%- for column in key_columns -%}
+        {%- do keys.append({'name': column, 'alias': 'key_' ~ loop.index}) -%}
+    {%- endfor -%}
+    {%- set fields = [] -%}
+    {%- for column in field_columns -%}
+        {%- do fields.append({'name': column, 'alias': 'field_' ~ loop.index}) -%}
+    {%- endfor -%}
+    {%- set merged = mode == 'fields' and fields -%}
+    {%- set partition = 'partition by ' ~ (hidden_keys + keys | map(attribute='alias') | list) | join(', ') -%}
+    {%- set newest_first = 'order by ' ~ tsdedup._descending(order_by) -%}
+
+    {%- set lines = ['select', '    struct('] -%}
+    {%- set items = [] -%}
+    {%- for column in keys + fields -%}
+        {%- do items.append('        ' ~ column.alias ~ ' as ' ~ column.name) -%}
+    {%- endfor -%}
+    {%- do lines.append(items | join(',\n')) -%}
+    {%- do lines.append('    ) as point' ~ (',' if hidden_keys else '')) -%}
+    {%- for key in hidden_keys -%}
+        {%- do lines.append('    ' ~ key ~ (',' if not loop.last else '')) -%}
+    {%- endfor -%}
+    {%- do lines.extend(['from (', '    select']) -%}
+    {%- set ranked = hidden_keys + keys | map(attribute='alias') | list + ['row_number() over newest_first as ingest_rank'] -%}
+    {%- for field in fields -%}
+        {%- if merged -%}
+            {%- do ranked.append('first(point.' ~ field.name ~ ', true) over whole_key as ' ~ field.alias) -%}
+        {%- else -%}
+            {%- do ranked.append('point.' ~ field.name ~ ' as ' ~ field.alias) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do lines.append('        ' ~ ranked | join(',\n        ')) -%}
+    {%- do lines.extend(['    from (', '        select', '            *' ~ (',' if keys else '')]) -%}
+    {%- for key in keys -%}
+        {%- do lines.append('            point.' ~ key.name ~ ' as ' ~ key.alias ~ (',' if not loop.last else '')) -%}
+    {%- endfor -%}
+    {%- do lines.extend([
+        '        from ' ~ relation,
+        '    ) as keyed',
+        '    window',
+        '        newest_first as (' ~ partition ~ ' ' ~ newest_first ~ ')' ~ (',' if merged else ''),
+    ]) -%}
+    {%- if merged -%}
+        {%- do lines.extend([
+            '        whole_key as (',
+            '            ' ~ partition,
+            '            ' ~ newest_first,
+            '            rows between unbounded preceding and unbounded following',
+            '        )',
+        ]) -%}
+    {%- endif -%}
+    {%- do lines.extend([') as ranked', 'where ingest_rank = 1']) -%}
+    {{ return(lines | join('\n')) }}
 {% endmacro %}

@@ -5,9 +5,8 @@
     landing macro refuses chunk numbers beyond that and the chunk reader positions
     beyond it, so the product cannot overflow.
 
-    One bigint instead of struct(chunk_seq, position) keeps `max_by`'s buffer
-    fixed-width, so Spark deduplicates with a hash aggregate instead of sorting
-    every point by its key twice (sort aggregate).
+    One bigint instead of struct(chunk_seq, position): the dedup's sort compares
+    one fixed-width value after the key, not a struct.
 #}
 {% macro ingestion_order(chunk_seq='chunk_seq', position='position') %}
     {{ return(chunk_seq ~ ' * 4294967296 + ' ~ position) }}

@@ -149,12 +149,14 @@
 {%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type:
-        their place in ingestion order, and their values in the struct `point`. #}
+        their place in ingestion order, their values in the struct `point`, and
+        their day partition. #}
     select
         {{ tsdedup.ingestion_order() }} as ingestion_order,
         struct(
             {{ tsdedup._new_point_items(columns) | join(',\n            ') }}
-        ) as point
+        ) as point,
+        to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
@@ -182,7 +184,8 @@ stored_points as (
         0 as ingestion_order,
         struct(
             {{ tsdedup._stored_point_items(columns, merge.stored_columns, 'stored') | join(',\n            ') }}
-        ) as point
+        ) as point,
+        to_date(stored.`time`) as partition_day
     from {{ this }} as stored
     where
         {{ tsdedup.day_predicates('stored.`time`', merge.days, separator='\n        or ') }}
@@ -200,13 +203,20 @@ points as (
 ),
 {%- endif %}
 
+{#- The key in the order rows are written: the day, the shared sort key's tags,
+    the other tags, time_ns. The dedup sorts by it, so the final `sort by` on a
+    prefix of it is free (decision 0024). #}
+{%- set key_tags = tsdedup.quote_identifiers(shared_key or []) -%}
+{%- set key_tags = key_tags + tag_columns | reject('in', key_tags) | list %}
+
 deduplicated as (
     {{ tsdedup.deduplicate_points(
         'points',
-        tag_columns + ['time_ns'],
+        key_tags + ['time_ns'],
         field_columns,
         ['ingestion_order'],
         mode,
+        hidden_keys=['partition_day'],
     ) | indent(4) }}
 )
 
@@ -241,14 +251,14 @@ from deduplicated as d
 {%- if shared_key is not none %}
 {#- Every day written has the same sort key: sort by the columns themselves. #}
 sort by
-    to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}),
+    d.partition_day,
     {%- for tag in shared_key %}
     d.point.{{ tsdedup.quote_identifier(tag) }},
     {%- endfor %}
     d.point.time_ns
 {%- elif columns['tags'] %}
 left join partition_keys as k
-    on to_date({{ tsdedup.time_from_ns('d.point.time_ns') }}) = k.partition_day
+    on d.partition_day = k.partition_day
 sort by
     k.partition_day,
     transform(k.key_tags, tag -> case tag
@@ -258,6 +268,6 @@ sort by
     end),
     d.point.time_ns
 {%- else %}
-sort by d.point.time_ns
+sort by d.partition_day, d.point.time_ns
 {%- endif %}
 {% endmacro %}

@@ -1,6 +1,5 @@
-"""The SQL the dedup macros emit: QUALIFY where the engine has it, the equivalent
-ranked subquery on Spark 3.5 (which rejects QUALIFY). The subquery form is run
-for real by the dbt unit tests of the measurement models."""
+"""The SQL the dedup macro emits, and what it returns: one window over the key
+in the order given, the winner by ingestion order, NULL tags equal."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from tests.integration.conftest import Workspace
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
-ARGS = "'points', ['`a b`', 'time_ns'], ['chunk_seq', 'position']"
-
 
 def compiled(ws: Workspace, inline: str, *extra: str) -> str:
     result = ws.tsdedup("compile", "--inline", inline, *extra).check()
@@ -27,40 +24,86 @@ def squash(sql: str) -> str:
     return re.sub(r"\s+", " ", sql).strip()
 
 
-def test_spark_gets_the_subquery_and_other_engines_get_qualify(
-    module_scenario_workspace: Workspace,
-) -> None:
-    out = compiled(
-        module_scenario_workspace,
-        f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}\n-- other engines --\n"
-        f"{{{{ tsdedup.default__keep_last_row({ARGS}) }}}}",
-    )
-    spark_sql, default_sql = (squash(part) for part in out.split("-- other engines --"))
-    assert "qualify" not in spark_sql.lower()
-    assert spark_sql == (
-        "select point from ( select point, row_number() over ( partition by point.`a b`,"
-        " point.time_ns order by chunk_seq desc, position desc ) as ingest_rank from points )"
-        " as ranked where ingest_rank = 1"
-    )
-    assert default_sql == (
-        "select point from points qualify row_number() over "
-        "( partition by point.`a b`, point.time_ns order by chunk_seq desc, position desc ) = 1"
-    )
-
-
-def test_spark_uses_qualify_when_the_project_says_the_engine_has_it(
+def test_the_dedup_is_one_window_over_the_key_in_the_order_given(
     module_scenario_workspace: Workspace,
 ) -> None:
     out = squash(
         compiled(
             module_scenario_workspace,
-            f"{{{{ tsdedup.keep_last_row({ARGS}) }}}}",
-            "--vars",
-            "{tsdedup_supports_qualify: true}",
+            "{{ tsdedup.deduplicate_points('points', ['`a b`', 'time_ns'], ['`f`'],"
+            " ['chunk_seq', 'position'], hidden_keys=['day']) }}",
         )
     )
-    assert "qualify row_number() over" in out
-    assert "ingest_rank" not in out
+    assert out == (
+        "select struct( key_1 as `a b`, key_2 as time_ns, field_1 as `f` ) as point, day"
+        " from ( select day, key_1, key_2, row_number() over newest_first as ingest_rank,"
+        " first(point.`f`, true) over whole_key as field_1"
+        " from ( select *, point.`a b` as key_1, point.time_ns as key_2 from points ) as keyed"
+        " window newest_first as (partition by day, key_1, key_2"
+        " order by chunk_seq desc, position desc),"
+        " whole_key as ( partition by day, key_1, key_2 order by chunk_seq desc, position desc"
+        " rows between unbounded preceding and unbounded following ) ) as ranked"
+        " where ingest_rank = 1"
+    )
+
+
+POINTS = """
+with points as (
+    select
+        chunk_seq,
+        position,
+        day,
+        named_struct('t', t, 'time_ns', time_ns, 'f', f, 'g', g) as point
+    from values
+        (1, 1, 'd1', 'x', 10, 1.0, 'one'),
+        (1, 2, 'd1', 'x', 10, cast(null as double), 'two'),
+        (2, 1, 'd1', 'x', 10, 3.0, cast(null as string)),
+        (1, 3, 'd1', cast(null as string), 10, 4.0, 'four'),
+        (2, 2, 'd1', cast(null as string), 10, cast(null as double), 'five'),
+        (1, 4, 'd2', cast(null as string), 10, 6.0, 'six'),
+        (1, 5, 'd1', 'x', 20, 7.0, 'seven')
+        as v(chunk_seq, position, day, t, time_ns, f, g)
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (
+            "fields",  # per field, the last non-null value
+            {
+                ("d1", "x", 10): (3.0, "two"),
+                ("d1", None, 10): (4.0, "five"),
+                ("d2", None, 10): (6.0, "six"),
+                ("d1", "x", 20): (7.0, "seven"),
+            },
+        ),
+        (
+            "last_row",  # the whole last row, NULLs included
+            {
+                ("d1", "x", 10): (3.0, None),
+                ("d1", None, 10): (None, "five"),
+                ("d2", None, 10): (6.0, "six"),
+                ("d1", "x", 20): (7.0, "seven"),
+            },
+        ),
+    ],
+)
+def test_the_dedup_keeps_the_last_value_per_key_with_null_tags_equal(
+    module_scenario_workspace: Workspace, mode: str, expected: dict[tuple, tuple]
+) -> None:
+    # Ingestion order is (chunk_seq, position); the rows come in another order.
+    rows = module_scenario_workspace.query(
+        POINTS
+        + "select day, point.t, point.time_ns, point.f, point.g from ("
+        + "{{ tsdedup.deduplicate_points('points', ['t', 'time_ns'], ['f', 'g'],"
+        + f" ['chunk_seq', 'position'], '{mode}', hidden_keys=['day']) }}}}"
+        + ")"
+    )
+    got = {(r["day"], r["t"], r["time_ns"]): (r["f"], r["g"]) for r in rows}
+    assert len(rows) == len(got)
+    assert got == expected
 
 
 def test_ingestion_order_orders_like_chunk_then_position_up_to_its_limits(

@@ -147,3 +147,9 @@ def test_one_shared_key_sorts_by_the_columns_in_key_order(
     assert files
     for data_file in files:
         assert_file_sorted(str(data_file["file_path"]), ["z", "a"])
+    # The dedup's window sorts by (day, z, a, time_ns) already: Spark plans no
+    # second sort for the write order (decision 0024).
+    (plan,) = ws.sql("explain " + compiled.split("*/", 1)[1])
+    physical = str(plan[0]["plan"]).split("== Physical Plan ==", 1)[1]
+    assert physical.count("Window [") == 1
+    assert physical.count("Sort [") == 1, physical

@@ -34,16 +34,17 @@ def test_adapter_dispatch_takes_the_spark_implementation(render):
 
 
 def test_private_macros_and_project_vars(render):
-    # keep_last_row calls tsdedup._keep_last_row_subquery and tsdedup._descending
-    # (names Jinja does not export), and takes the subquery form because
-    # dbt_project.yml leaves tsdedup_supports_qualify unset.
+    # deduplicate_points calls tsdedup._descending and tsdedup.validate_dedup_mode
+    # (a name Jinja does not export), and the measurement's default winner rule
+    # comes from dbt_project.yml's vars.
     variants, errors = render(
-        "{{ tsdedup.keep_last_row('points', ['k'], ['chunk_seq', 'position']) }}\n"
+        "{{ tsdedup.deduplicate_points('points', ['k'], ['f'], ['chunk_seq', 'position'],"
+        " var('tsdedup_dedup_mode')) }}\n"
     )
     assert errors == []
     assert len(variants) == 1
     assert "order by chunk_seq desc, position desc" in variants[0]
-    assert "qualify" not in variants[0]
+    assert "first(point.f, true) over whole_key as field_1" in variants[0]
     assert variants[0].rstrip().endswith("where ingest_rank = 1")
 
 
