@@ -19,7 +19,7 @@ run: setup
 	$(BIN)/tsdedup sample
 
 test: lint
-	bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	bash .ci/pytest-or-fail $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # Ruff, then sqlfluff with its jinja templater: no Spark session, no warehouse
 # (.sqlfluff says why not the dbt templater).
