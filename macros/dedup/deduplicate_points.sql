@@ -4,9 +4,9 @@
       mode 'fields'   - per field, the last non-null value (default)
       mode 'last_row' - the whole last row
     `relation` holds a struct column `point` (key and field columns) beside the
-    ordering columns and `hidden_keys`; the result is one `point` per key, of the
-    same shape, beside the hidden keys. Data names live only inside `point`
-    (decision 0013). Rows come out of one sort on (hidden keys, key columns in
+    ordering columns `order_by` and `hidden_keys`; the result is one `point`
+    per key, of the same shape, beside the hidden keys. Data names live only
+    inside `point` (decision 0013). Rows come out of one sort on (hidden keys, key columns in
     the order given): a later `sort by` on a prefix of them costs no second sort
     (decision 0024).
 #}
@@ -15,6 +15,9 @@
     {%- if not key_columns -%}
         {% do exceptions.raise_compiler_error("deduplicate_points: `key_columns` must list at least the time column") %}
     {%- endif -%}
+    {%- for column in order_by + hidden_keys if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', column) -%}
+        {% do exceptions.raise_compiler_error("deduplicate_points: `order_by` and `hidden_keys` name columns of the relation beside `point`; got '" ~ column ~ "'") %}
+    {%- endfor -%}
     {%- set keys = [] -%}
     {%- for column in key_columns -%}
         {%- do keys.append({'name': column, 'alias': 'key_' ~ loop.index}) -%}
@@ -47,7 +50,11 @@
         {%- endif -%}
     {%- endfor -%}
     {%- do lines.append('        ' ~ ranked | join(',\n        ')) -%}
-    {%- do lines.extend(['    from (', '        select', '            *' ~ (',' if keys else '')]) -%}
+    {#- No `select *`: a view that selects `*` is created again on every run (view_is_current). -#}
+    {%- do lines.extend(['    from (', '        select']) -%}
+    {%- for column in order_by + hidden_keys + ['point'] -%}
+        {%- do lines.append('            ' ~ column ~ ',') -%}
+    {%- endfor -%}
     {%- for key in keys -%}
         {%- do lines.append('            point.' ~ key.name ~ ' as ' ~ key.alias ~ (',' if not loop.last else '')) -%}
     {%- endfor -%}

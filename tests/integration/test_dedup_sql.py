@@ -38,12 +38,26 @@ def test_the_dedup_is_one_window_over_the_key_in_the_order_given(
         "select struct( key_1 as `a b`, key_2 as time_ns, field_1 as `f` ) as point, day"
         " from ( select day, key_1, key_2, row_number() over newest_first as ingest_rank,"
         " first(point.`f`, true) over whole_key as field_1"
-        " from ( select *, point.`a b` as key_1, point.time_ns as key_2 from points ) as keyed"
+        " from ( select chunk_seq, position, day, point, point.`a b` as key_1,"
+        " point.time_ns as key_2 from points ) as keyed"
         " window newest_first as (partition by day, key_1, key_2"
         " order by chunk_seq desc, position desc),"
         " whole_key as ( partition by day, key_1, key_2 order by chunk_seq desc, position desc"
         " rows between unbounded preceding and unbounded following ) ) as ranked"
         " where ingest_rank = 1"
+    )
+
+
+def test_the_dedup_orders_by_columns_only(module_scenario_workspace: Workspace) -> None:
+    refused = module_scenario_workspace.tsdedup(
+        "compile",
+        "--inline",
+        "{{ tsdedup.deduplicate_points('points', ['time_ns'], [], ['chunk_seq * 2']) }}",
+    )
+    assert refused.code != 0
+    assert (
+        "`order_by` and `hidden_keys` name columns of the relation beside `point`;"
+        " got 'chunk_seq * 2'" in refused.stdout + refused.stderr
     )
 
 
