@@ -1,25 +1,34 @@
 """Run the real project end to end, each scenario in its own copy.
 
-A workspace is a copy of the dbt project (models, macros, profiles, ...) with its
-own TSDEDUP_HOME (metastore + warehouse) and landing folder, so scenarios never
-see each other's tables. Every command runs through the installed ``tsdedup``
-command in a new process with the workspace's environment, as a user runs it:
-by default in the workspace's resident engine (``tsdedup engine start``,
-python_udfs/engine.py: the JVM, metastore and compiled code reused from one
-command to the next), or, with ``fresh_process=True``, in a process of its own
-with its own Spark. The embedded metastore admits one JVM, so a workspace
-stops its engine before it runs a command of its own.
+A workspace is a copy of the dbt project (models, macros, profiles, ...) with a
+landing folder of its own, and a TSDEDUP_HOME (metastore + warehouse). Every
+command runs through the installed ``tsdedup`` command in a new process with
+the workspace's environment, as a user runs it: by default in the resident
+engine of its home (``tsdedup engine start``, python_udfs/engine.py: the JVM,
+metastore and compiled code reused from one command to the next), or, with
+``fresh_process=True``, in a process of its own with its own Spark. The
+embedded metastore admits one JVM, so a workspace stops its engine before it
+runs a command of its own.
+
+Scenario workspaces (``workspace``, ``module_scenario_workspace``) share one
+home and one warm engine per test process (``warm_home``): each starts on an
+empty ``tsdedup`` schema, an empty warehouse folder and no state file, as on a
+new home, and its commands run in that engine as every command of one
+workspace always did (decision 0019: a command does not depend on what the
+engine ran before). A test that starts processes of its own, or that is about
+the engine itself, takes ``own_workspace`` (a home and engine of its own).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -64,42 +73,37 @@ def run_tsdedup(args: list[str], cwd: Path, env: dict[str, str], timeout: int) -
 
 
 class Server:
-    """The workspace's resident engine. A command that needs other Spark
-    settings stops it and runs on its own; the next command starts it again."""
+    """The resident engine of a home. A command that needs other Spark settings
+    stops it and runs on its own; the next command starts it again."""
 
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        self.env = env
-        self.cwd = cwd
-        self.home = Path(env["TSDEDUP_HOME"])
-        self._start()
+    def __init__(self, home: Path, start_dir: Path, idle_minutes: int) -> None:
+        self.home = home
+        self.start_dir = start_dir  # the engine's own folder: it outlives any workspace
+        self.idle_minutes = idle_minutes
 
-    def _tsdedup(self, args: list[str], timeout: int = 600) -> Result:
-        return run_tsdedup(args, self.cwd, self.env, timeout)
-
-    def _start(self) -> None:
-        self._tsdedup(["engine", "start", "--idle-minutes", "20"]).check()
-
-    def run(self, args: list[str], env: dict[str, str], timeout: int) -> Result:
-        self.env = env
+    def run(self, args: list[str], env: dict[str, str], cwd: Path, timeout: int) -> Result:
         if read_record(self.home) is None:
-            self._start()
-        return self._tsdedup(args, timeout)
+            start = ["engine", "start", "--idle-minutes", str(self.idle_minutes)]
+            run_tsdedup(start, self.start_dir, env, 600).check()
+        return run_tsdedup(args, cwd, env, timeout)
 
     def stop(self) -> None:
         """Stop the engine; one that does not stop is killed (never left behind)."""
         record = read_record(self.home)
         if record is None:
             return
-        if self._tsdedup(["engine", "stop"]).code != 0:
+        env = {**os.environ, "TSDEDUP_HOME": str(self.home)}
+        if run_tsdedup(["engine", "stop"], self.start_dir, env, 600).code != 0:
             os.killpg(record.pid, signal.SIGKILL)  # the engine, its JVM, its workers
 
 
 @dataclass
 class Workspace:
-    """A private copy of the project with its own state and landing folder."""
+    """A private copy of the project with its own landing folder, and a home
+    (state folder) of its own or the test process's warm one."""
 
     root: Path
-    server: Server | None = field(default=None, repr=False)
+    server: Server
 
     @property
     def project(self) -> Path:
@@ -111,7 +115,7 @@ class Workspace:
 
     @property
     def home(self) -> Path:
-        return self.root / "home"
+        return self.server.home
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -139,20 +143,16 @@ class Workspace:
         )
 
     def tsdedup(self, *args: str, fresh_process: bool = False, timeout: int = 600) -> Result:
-        """Run a tsdedup command: in the workspace's long-lived process, or in a
-        new process as a user does (``fresh_process``)."""
+        """Run a tsdedup command: in the home's long-lived process, or in a new
+        process as a user does (``fresh_process``)."""
         if not fresh_process:
-            if self.server is None:
-                self.server = Server(self.env(), self.project)
-            return self.server.run(list(args), self.env(), timeout)
+            return self.server.run(list(args), self.env(), self.project, timeout)
         self.stop()
         return run_tsdedup(list(args), self.project, self.env(), timeout)
 
     def stop(self) -> None:
-        """Stop the workspace's engine (it holds the metastore open)."""
-        if self.server is not None:
-            self.server.stop()
-            self.server = None
+        """Stop the home's engine (it holds the metastore open)."""
+        self.server.stop()
 
     def build(self, *args: str) -> Result:
         return self.tsdedup("build", *args).check()
@@ -218,8 +218,14 @@ def disable_sample_measurements(project: Path) -> None:
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
-def make_workspace(root: Path, sample_measurements: bool = True) -> Workspace:
-    ws = Workspace(root)
+def make_workspace(
+    root: Path, sample_measurements: bool = True, server: Server | None = None
+) -> Workspace:
+    """A workspace under ``root``; with no ``server``, a home of its own there."""
+    if server is None:
+        (root / "home").mkdir(parents=True)
+        server = Server(root / "home", root, idle_minutes=20)
+    ws = Workspace(root, server)
     copy_dbt_project(ROOT, ws.project)
     ws.landing.mkdir()
     if not sample_measurements:
@@ -227,21 +233,102 @@ def make_workspace(root: Path, sample_measurements: bool = True) -> Workspace:
     return ws
 
 
+class WarmHome:
+    """The home and engine that a test process's scenario workspaces share."""
+
+    SCHEMA = "tsdedup"
+    STATE_FILES = ("last_success.json", "landed_listing.json")
+
+    def __init__(self, root: Path) -> None:
+        (root / "home").mkdir(parents=True)
+        # A worker may spend longer than the default idle time on other files.
+        self.server = Server(root / "home", root, idle_minutes=90)
+
+    def workspace(self, root: Path) -> Workspace:
+        """A new workspace on this home, which it finds as a new home leaves it."""
+        ws = make_workspace(root, sample_measurements=False, server=self.server)
+        self.empty(ws)
+        return ws
+
+    def empty(self, ws: Workspace) -> None:
+        """Drop what the previous workspace left: each view and table through
+        Spark (so Iceberg's table cache forgets them), the schema, its folder
+        and the home's state files."""
+        folder = ws.home / "warehouse" / f"{self.SCHEMA}.db"
+        if folder.exists():
+            schema = quote_identifier(self.SCHEMA)
+            _, tables, views = ws.sql(
+                f"create database if not exists {schema}",
+                f"show tables in {schema}",
+                f"show views in {schema}",
+            )
+            view_names = [str(v["viewName"]) for v in views if not v["isTemporary"]]
+            table_names = [str(t["tableName"]) for t in tables if not t["isTemporary"]]
+            drops = [
+                *(f"drop view if exists {schema}.{quote_identifier(v)}" for v in view_names),
+                *(
+                    f"drop table if exists {schema}.{quote_identifier(t)}"
+                    for t in table_names
+                    if t not in view_names
+                ),
+                f"drop database {schema}",
+            ]
+            ws.sql(*drops)
+        # Spark removes the schema's folder when it drops the schema; files that
+        # Iceberg left in it would be read as table metadata.
+        shutil.rmtree(folder, ignore_errors=True)
+        assert not folder.exists(), folder
+        for name in self.STATE_FILES:
+            (ws.home / name).unlink(missing_ok=True)
+
+
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """Remember a failed test: its warm engine is stopped, not handed on."""
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
+@pytest.fixture(scope="session")
+def warm_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmHome]:
+    """One home and warm engine per test process (xdist worker)."""
+    warm = WarmHome(tmp_path_factory.mktemp("warm"))
+    yield warm
+    warm.server.stop()
+
+
 @pytest.fixture
-def workspace(tmp_path: Path) -> Iterator[Workspace]:
+def workspace(
+    warm_home: WarmHome, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Workspace]:
     """A workspace for a scenario with measurement models of its own."""
+    ws = warm_home.workspace(tmp_path)
+    yield ws
+    if request.node.stash.get(FAILED, False):
+        ws.stop()  # the next test starts on a new engine
+
+
+@pytest.fixture
+def own_workspace(tmp_path: Path) -> Iterator[Workspace]:
+    """A scenario workspace with a home and engine of its own: for a test that
+    runs commands in processes of their own (they stop the engine)."""
     ws = make_workspace(tmp_path, sample_measurements=False)
     yield ws
     ws.stop()
 
 
 @pytest.fixture(scope="module")
-def module_scenario_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+def module_scenario_workspace(
+    warm_home: WarmHome, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workspace]:
     """One scenario workspace (no sample measurements) shared by a module's tests,
-    each with measurements of its own: one Spark start for all of them."""
-    ws = make_workspace(tmp_path_factory.mktemp("scenario"), sample_measurements=False)
-    yield ws
-    ws.stop()
+    each with measurements of its own."""
+    yield warm_home.workspace(tmp_path_factory.mktemp("scenario"))
 
 
 @pytest.fixture(scope="module")

@@ -212,12 +212,12 @@ def backdate(folder: Path, seconds: float) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_killed_runs_lose_nothing_and_readers_see_whole_versions(
-    workspace: Workspace, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_workspace: Workspace, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every build really runs: a build whose kill moment came too late finishes
     # normally, and the next one, with nothing new, would otherwise be skipped.
     monkeypatch.setenv("TSDEDUP_RUN_ALWAYS", "1")
-    ws = workspace
+    ws = own_workspace  # its runs are processes of their own, killed
     ws.add_measurement_model("inc", "inc")
     (ws.project / "models" / "measurements" / "_inc__models.yml").write_text(MODELS_YML)
     steps = plan(seed)

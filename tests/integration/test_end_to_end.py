@@ -118,9 +118,9 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
 
 
 def test_names_from_data_are_quoted_never_executed(
-    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+    own_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ws = workspace
+    ws = own_workspace  # its commands run in processes of their own
     hostile = "x`; drop table y; --"
     lines = [
         f"we\\ ird\\,m,{hostile.replace(' ', chr(92) + ' ')}=v1,sel\\=ect=s value=1 1",
