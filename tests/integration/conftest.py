@@ -73,23 +73,29 @@ def run_tsdedup(args: list[str], cwd: Path, env: dict[str, str], timeout: int) -
 
 
 class Server:
-    """The resident engine of a home. A command that needs other Spark settings
-    stops it and runs on its own; the next command starts it again."""
+    """The resident engine of a home, started for the commands that run in it.
+    A command that needs other Spark settings stops it and runs on its own; the
+    next command starts it again. An engine that a test starts with a command
+    of its own (``tsdedup engine start``) is the test's, never stopped here."""
 
     def __init__(self, home: Path, start_dir: Path, idle_minutes: int) -> None:
         self.home = home
         self.start_dir = start_dir  # the engine's own folder: it outlives any workspace
         self.idle_minutes = idle_minutes
+        self.started = False
 
     def run(self, args: list[str], env: dict[str, str], cwd: Path, timeout: int) -> Result:
         if read_record(self.home) is None:
             start = ["engine", "start", "--idle-minutes", str(self.idle_minutes)]
             run_tsdedup(start, self.start_dir, env, 600).check()
+            self.started = True
         return run_tsdedup(args, cwd, env, timeout)
 
     def stop(self) -> None:
-        """Stop the engine; one that does not stop is killed (never left behind)."""
-        record = read_record(self.home)
+        """Stop the engine it started; one that does not stop is killed (never
+        left behind)."""
+        record = read_record(self.home) if self.started else None
+        self.started = False
         if record is None:
             return
         env = {**os.environ, "TSDEDUP_HOME": str(self.home)}
