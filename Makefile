@@ -4,7 +4,7 @@
 
 PYTHON ?= python3.11
 # Test processes: each end-to-end test runs Spark in its own JVM, and two of them
-# keep both cores of a small machine busy.
+# keep both cores of a small machine busy. sqlfluff lints with as many.
 TEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
@@ -26,7 +26,7 @@ test: lint
 lint: setup
 	$(BIN)/ruff check $(PYTHON_PATHS)
 	$(BIN)/ruff format --check $(PYTHON_PATHS)
-	$(BIN)/sqlfluff lint $(SQL_PATHS)
+	$(BIN)/sqlfluff lint --processes $(TEST_WORKERS) $(SQL_PATHS)
 
 # Applies what the linters can fix themselves; review the diff.
 lint-fix: setup
