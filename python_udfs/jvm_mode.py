@@ -17,10 +17,10 @@ successful run that ingested (ran ``raw_chunks``; the landing folder's listing
 after it is kept in the state folder):
 up to ``SHORT_RUN_BYTES``, a short-lived JVM; more, or ``--full-refresh``, or
 no listing to compare with, the tiered one. A run that selects ``raw_chunks``
-alone once the log exists (a listing was kept) is short-lived whatever it
-reads: the table function parses and writes in Python, and the JVM only
-plans and commits (decision 0016), unless var ``tsdedup_raw_write`` asks for
-Spark's own write. Every other command (dbt tests
+alone from a local landing folder is short-lived whatever it reads, its first
+run included: the table function parses and writes in Python, and the JVM
+only plans and commits (decisions 0016, 0021), unless var
+``tsdedup_raw_write`` asks for Spark's own write. Every other command (dbt tests
 scan whole tables) gets the tiered one too.
 ``TSDEDUP_JVM_MODE=short|long`` overrides the choice for a command that starts
 its own JVM (not in the engine); ``auto`` is the default.
@@ -123,11 +123,12 @@ def choose(args: Sequence[str], environ: Mapping[str, str], home: Path) -> JvmMo
     if is_full_refresh(args, environ):
         return JvmMode(False, "a full refresh")
     landing = local_landing(environ)
+    ingest_only = selection(args) == ["raw_chunks"] and "tsdedup_raw_write" not in " ".join(args)
+    if landing is not None and ingest_only:
+        return JvmMode(True, "an ingest-only run: the table function reads and writes")
     before = _read_listing(home)
     if before is None or landing is None:
         return JvmMode(False, "no earlier listing of the landing folder")
-    if selection(args) == ["raw_chunks"] and "tsdedup_raw_write" not in " ".join(args):
-        return JvmMode(True, "an ingest-only run: the table function reads and writes")
     landed = new_bytes(before, landing_listing(landing))
     megabytes = f"{landed / 1024 / 1024:.1f} MB landed since the last run"
     if landed > SHORT_RUN_BYTES:

@@ -4,9 +4,11 @@
     that nothing new has come: no new file, no chunk after the last one it
     holds) runs no statement: no temporary view, no schema check, no empty
     insert, which is an Iceberg commit of its own. A model whose SQL starts
-    with `/* tsdedup write mode: files */` (raw_chunks, decision 0021) wrote
+    with `/* tsdedup write mode: files */` (raw_chunks, decision 0021) writes
     its rows as data files itself: its query's result names them, and one
-    add_files commits them.
+    add_files commits them. On the first run the table is created empty
+    first, from the columns' data types in the model's YAML, where the query
+    writes its files (raw_files_folder).
 #}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: none */'
@@ -19,11 +21,15 @@
         {{ return({'relations': [this]}) }}
     {%- endif -%}
     {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: files */'
-        and not should_full_refresh() and load_relation(this) is not none -%}
-        {#- The model's query wrote the new rows as data files of the run's own
-            folder (raw_files_folder) and named them: one add_files commits
+        and not should_full_refresh() -%}
+        {#- The model's query writes the new rows as data files of the run's own
+            folder (raw_files_folder) and names them: one add_files commits
             them all, so a run that dies before leaves no row, only files no
             snapshot names (remove_orphan_files deletes them). -#}
+        {%- set folder = tsdedup.raw_files_folder(this) -%}
+        {%- if load_relation(this) is none -%}
+            {{ tsdedup.create_raw_files_table(this, folder) }}
+        {%- endif -%}
         {{ run_hooks(pre_hooks) }}
         {%- call statement('write_files', fetch_result=True) -%}
             {{ sql }}
@@ -31,7 +37,6 @@
         {%- set written = load_result('write_files')['table'] -%}
         {{ log(this ~ ': ' ~ (written.rows | length) ~ ' data files written, '
             ~ (written.columns['rows'].values() | sum) ~ ' rows', info=false) }}
-        {%- set folder = tsdedup.raw_files_folder(this) -%}
         {%- call statement('main') -%}
             call spark_catalog.system.add_files(
                 table => {{ tsdedup.string_literal(this ~ '') }},

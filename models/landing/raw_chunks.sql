@@ -8,14 +8,15 @@
 
     Row kinds (see _landing__models.yml): point, reject, column, chunk.
 
-    Once the log exists in a local folder, the table function that reads the
-    new files also writes their rows as the log's data files, and the
-    incremental materialization commits them with add_files (write mode
-    `files`, decision 0021): the query below then selects the files written.
-    Otherwise Spark writes the rows: each task the rows it read, one open file
-    per partition (write.distribution-mode none, fanout), no exchange of every
-    point before the write. A table created before that gets the properties
-    in a pre-hook.
+    When the log lives (or, on the first run, will live) in a local folder,
+    the table function that reads the new files also writes their rows as the
+    log's data files, and the incremental materialization commits them with
+    add_files (write mode `files`, decision 0021; on the first run it creates
+    the empty table from the columns' data types first): the query below then
+    selects the files written. Otherwise Spark writes the rows: each task the
+    rows it read, one open file per partition (write.distribution-mode none,
+    fanout), no exchange of every point before the write. A table created
+    before that gets the properties in a pre-hook.
 #}
 {{
     config(
@@ -48,7 +49,7 @@
 {%- do folders.setdefault(folder, []).append(file) -%}
 {%- endif -%}
 {%- endfor %}
-{%- set files_folder = tsdedup.raw_files_folder(this) if files and registry is not none else none -%}
+{%- set files_folder = tsdedup.raw_files_folder(this) if files else none -%}
 {%- if registry is not none and not files %}
 /* tsdedup write mode: none */
 {% elif files_folder is not none %}

@@ -115,6 +115,8 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
     content = landed_file(seed=11).encode()
     ws.land("values.lp", content)
     first = ws.tsdedup("run", "--select", "raw_chunks").check()
+    # The first run creates the log and writes its rows as data files itself.
+    assert compiled_header(ws) == "/* tsdedup write mode: files */"
 
     stored = read_table(ws.home, "raw_chunks").to_pylist()
     mine = [row for row in stored if row["source_file"] == "values.lp"]
@@ -170,22 +172,23 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
 
 
 def test_both_writes_of_the_raw_log_store_the_same_rows(workspace: Workspace) -> None:
-    # Once the raw log exists, a local run writes its rows as data files from
-    # Python and commits them with add_files (write mode `files`); Spark's own
-    # write (var tsdedup_raw_write: spark, and the first run) must store the
-    # same rows for the same content, every column but the file's own.
+    # A local run writes its rows as data files from Python and commits them
+    # with add_files (write mode `files`); Spark's own write (var
+    # tsdedup_raw_write: spark) must store the same rows for the same content,
+    # every column but the file's own, and create the same table.
     ws = workspace
     content = landed_file(seed=12).encode()
+    spark_write = ("run", "--select", "raw_chunks", "--vars", "{tsdedup_raw_write: spark}")
     ws.land("first.lp", content)
-    ws.tsdedup("run", "--select", "raw_chunks").check()  # creates the log
+    ws.tsdedup(*spark_write).check()  # Spark creates the log from the query
+    assert "write mode" not in compiled_header(ws)
+    created_by_spark = table_layout(ws)
     ws.land("by_python.lp", content)
     ws.tsdedup("run", "--select", "raw_chunks").check()
-    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "landing"
-    header = (compiled / "raw_chunks.sql").read_text("utf-8").lstrip().splitlines()[0]
-    assert header == "/* tsdedup write mode: files */"
+    assert compiled_header(ws) == "/* tsdedup write mode: files */"
     ws.land("by_spark.lp", content)
-    ws.tsdedup("run", "--select", "raw_chunks", "--vars", "{tsdedup_raw_write: spark}").check()
-    assert "write mode: files" not in (compiled / "raw_chunks.sql").read_text("utf-8")
+    ws.tsdedup(*spark_write).check()
+    assert "write mode" not in compiled_header(ws)
 
     stored = read_table(ws.home, "raw_chunks").to_pylist()
     own = {"chunk_seq", "source_file", "source_path", "source_modified_at"}
@@ -209,6 +212,37 @@ def test_both_writes_of_the_raw_log_store_the_same_rows(workspace: Workspace) ->
     assert {row["invocation_id"] for row in stored if row["source_file"] == "by_python.lp"} == {
         python_run
     }
+
+    # A log that write mode `files` creates (from the YAML's data types) is the
+    # table Spark creates from the query: columns, types, partitioning and
+    # properties; and it holds the same rows.
+    ws.sql("drop table tsdedup.raw_chunks")
+    ws.tsdedup("run", "--select", "raw_chunks").check()
+    assert compiled_header(ws) == "/* tsdedup write mode: files */"
+    assert table_layout(ws) == created_by_spark
+    again = read_table(ws.home, "raw_chunks").to_pylist()
+    mine = [r for r in again if r["source_file"] == "by_python.lp"]
+    assert sorted((_normalized_columns(r, names) for r in mine), key=repr) == by_python
+
+
+def compiled_header(ws: Workspace) -> str:
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "landing"
+    return (compiled / "raw_chunks.sql").read_text("utf-8").lstrip().splitlines()[0]
+
+
+def table_layout(ws: Workspace) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """The raw log's columns and partition fields as `describe` lists them, and
+    its table properties but those a write adds (add_files' name mapping)."""
+    described, properties = ws.sql(
+        "describe table tsdedup.raw_chunks", "show tblproperties tsdedup.raw_chunks"
+    )
+    columns = [(str(r["col_name"]), str(r["data_type"])) for r in described]
+    kept = {
+        str(r["key"]): str(r["value"])
+        for r in properties
+        if r["key"] not in ("schema.name-mapping.default", "current-snapshot-id")
+    }
+    return columns, kept
 
 
 def _normalized_columns(row: dict[str, Any], names: list[str]) -> tuple[Any, ...]:

@@ -10,8 +10,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 
 from python_udfs.chunk_table import MAP_COLUMNS, chunk_parts, chunk_table
@@ -141,3 +143,35 @@ def test_a_task_writes_one_file_per_partition_for_all_its_chunks(
     assert points.column("tags").to_pylist() == [[("host", "a")], [("host", "c")]]
     assert set(points.column("invocation_id").to_pylist()) == {"inv"}
     assert list(function.terminate()) == []
+
+
+SPARK_TYPES = {
+    pa.int64(): "bigint",
+    pa.string(): "string",
+    pa.bool_(): "boolean",
+    pa.float64(): "double",
+    pa.decimal128(20, 0): "decimal(20,0)",
+    pa.timestamp("us", tz="UTC"): "timestamp",
+}
+
+
+def _spark_type(type_: pa.DataType) -> str:
+    if pa.types.is_map(type_):
+        return f"map<{_spark_type(type_.key_type)},{_spark_type(type_.item_type)}>"
+    return SPARK_TYPES[type_]
+
+
+def test_the_yaml_types_of_the_raw_log_are_the_types_python_writes() -> None:
+    # The first run in write mode `files` creates the raw log from the YAML's
+    # data types (macro create_raw_files_table); the data files written from
+    # Python must fit that table, column for column (Spark's own write is
+    # compared with it in tests/integration/test_ingest_transport.py).
+    yml = Path(__file__).resolve().parents[2] / "models" / "landing" / "_landing__models.yml"
+    (model,) = [
+        m for m in yaml.safe_load(yml.read_text("utf-8"))["models"] if m["name"] == "raw_chunks"
+    ]
+    declared = {column["name"]: column["data_type"] for column in model["columns"]}
+    written = {field.name: _spark_type(field.type) for field in STORED_SCHEMA}
+    partition_columns = {"row_kind", "measurement"}  # from the files' folders
+    assert {k: v for k, v in declared.items() if k not in partition_columns} == written
+    assert all(declared[name] == "string" for name in partition_columns)

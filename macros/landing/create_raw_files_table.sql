@@ -1,0 +1,27 @@
+{#
+    The first run of a model in write mode `files` (raw_chunks, decision 0021):
+    its empty table, with the columns and data types of the model's YAML and
+    the model's file format, table properties and partitioning, as dbt-spark
+    would create it from the query; then the files written under `folder`
+    (raw_files_folder) lie in the table's own folder. A catalog that places
+    the table elsewhere is a clear error before any file is written.
+#}
+{% macro create_raw_files_table(relation, folder) %}
+    {%- set untyped = model['columns'].values() | selectattr('data_type', 'none') | map(attribute='name') | list -%}
+    {%- if not model['columns'] or untyped -%}
+        {% do exceptions.raise_compiler_error(relation ~ ": write mode `files` creates the table from the data_type of every column in the model's YAML; missing for: " ~ (untyped | join(', ') or 'every column')) %}
+    {%- endif -%}
+    {%- call statement('create_table') -%}
+        create table {{ relation }}
+        {{ get_table_columns_and_constraints() }}
+        {{ file_format_clause() }}
+        {{ tblproperties_clause() }}
+        {{ partition_cols(label="partitioned by") }}
+    {%- endcall -%}
+    {%- do adapter.cache_added(relation.incorporate(type='table')) -%}
+    {%- set described = run_query('describe table extended ' ~ relation) -%}
+    {%- set location = described.rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first -%}
+    {%- if not folder.startswith(location.rstrip('/') ~ '/') -%}
+        {% do exceptions.raise_compiler_error(relation ~ ": created at " ~ location ~ ", not where this run writes its files (" ~ folder ~ "); run again (the table exists now), or set var tsdedup_raw_write: spark") %}
+    {%- endif -%}
+{% endmacro %}
