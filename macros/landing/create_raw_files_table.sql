@@ -7,7 +7,10 @@
     the table elsewhere is a clear error before any file is written.
 #}
 {% macro create_raw_files_table(relation, folder) %}
-    {%- set untyped = model['columns'].values() | selectattr('data_type', 'none') | map(attribute='name') | list -%}
+    {%- set untyped = [] -%}
+    {%- for column in model['columns'].values() if not column.get('data_type') -%}
+        {%- do untyped.append(column['name']) -%}
+    {%- endfor -%}
     {%- if not model['columns'] or untyped -%}
         {% do exceptions.raise_compiler_error(relation ~ ": write mode `files` creates the table from the data_type of every column in the model's YAML; missing for: " ~ (untyped | join(', ') or 'every column')) %}
     {%- endif -%}
@@ -20,7 +23,11 @@
     {%- endcall -%}
     {%- do adapter.cache_added(relation.incorporate(type='table')) -%}
     {%- set described = run_query('describe table extended ' ~ relation) -%}
-    {%- set location = described.rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first -%}
+    {%- set location = namespace(value='(unknown)') -%}
+    {%- for row in described.rows if row[0] == 'Location' and row[1] -%}
+        {%- set location.value = row[1] -%}
+    {%- endfor -%}
+    {%- set location = location.value -%}
     {%- if not folder.startswith(location.rstrip('/') ~ '/') -%}
         {% do exceptions.raise_compiler_error(relation ~ ": created at " ~ location ~ ", not where this run writes its files (" ~ folder ~ "); run again (the table exists now), or set var tsdedup_raw_write: spark") %}
     {%- endif -%}

@@ -255,3 +255,29 @@ def _normalized_columns(row: dict[str, Any], names: list[str]) -> tuple[Any, ...
         else row[n]
         for n in names
     )
+
+
+def test_a_first_run_without_the_column_types_stops_before_writing(workspace: Workspace) -> None:
+    # Write mode `files` creates the log from the YAML's data types: a column
+    # without one is a clear error naming it, before any table or file exists;
+    # with the type back, the same file loads.
+    ws = workspace
+    yml = ws.project / "models" / "landing" / "_landing__models.yml"
+    declared = yml.read_text("utf-8")
+    typed = "      - name: lines_read\n        data_type: bigint\n"
+    assert typed in declared
+    yml.write_text(declared.replace(typed, "      - name: lines_read\n"), "utf-8")
+    ws.land("one.lp", "vals,host=a f=1.5 1\n")
+    failed = ws.tsdedup("run", "--select", "raw_chunks")
+    assert failed.code == 1, failed.stdout
+    assert "creates the table from the data_type of every column" in failed.stdout
+    assert "missing for: lines_read" in failed.stdout
+    (tables,) = ws.sql("show tables in tsdedup like 'raw_chunks'")
+    assert tables == []
+    assert not (ws.home / "warehouse" / "tsdedup.db" / "raw_chunks").exists()
+
+    yml.write_text(declared, "utf-8")
+    ws.tsdedup("run", "--select", "raw_chunks").check()
+    assert compiled_header(ws) == "/* tsdedup write mode: files */"
+    stored = read_table(ws.home, "raw_chunks").to_pylist()
+    assert [row["fields_float"] for row in stored if row["row_kind"] == "point"] == [[("f", 1.5)]]
