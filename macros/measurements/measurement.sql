@@ -143,6 +143,17 @@
         {%- set merge.mode = 'overwrite' -%}
     {%- endif -%}
 
+{#- Which maps' keys each point is tested for (a column the catalog lists
+    with another type or spelling leaves the point out): all of them, except
+    in a full rebuild, which tests only the maps whose column type some chunk
+    writes in conflict (conflicting_column_types). That test reads every point's
+    map, and most raw logs have no conflict at all. -#}
+{%- set column_types = ['tag', 'float', 'integer', 'unsigned', 'string', 'boolean'] -%}
+{%- set key_tests = column_types -%}
+{%- if execute and not merge.active and measurement_name not in var('tsdedup_columns', {}) -%}
+    {%- set key_tests = tsdedup.conflicting_column_types(measurement_name) -%}
+{%- endif -%}
+
 /* tsdedup write mode: {{ merge.mode }}
 {%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}
 {%- if merge.key_times %}, key times: {{ merge.key_times[0] }} to {{ merge.key_times[1] }}{% endif %}{% endif %}
@@ -168,8 +179,13 @@ with new_points as (
         {%- elif merge.active %}
         and chunk_seq > {{ merge.after_chunk }}
         {%- endif %}
+        {%- if key_tests | length < column_types | length %}
+        -- no chunk writes a {{ column_types | reject('in', key_tests) | join(', ') }} column with another type or spelling than the catalog's: those maps need no key test
+        {%- endif %}
+        {%- if 'tag' in key_tests %}
         and {{ tsdedup._only_established_keys('tags', columns['tags']) }}
-        {%- for type_name in ['float', 'integer', 'unsigned', 'string', 'boolean'] %}
+        {%- endif %}
+        {%- for type_name in column_types[1:] if type_name in key_tests %}
         {%- set names = [] %}
         {%- for field in columns['fields'] if field.type == type_name %}{% do names.append(field.name) %}{% endfor %}
         and {{ tsdedup._only_established_keys(tsdedup.field_map_column(type_name), names) }}

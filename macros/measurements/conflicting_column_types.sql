@@ -1,0 +1,23 @@
+{#
+    The column types (`tag`, `float`, `integer`, `unsigned`, `string`,
+    `boolean`) under which some chunk of the raw log writes a column of the
+    measurement with another type or spelling than the column catalog's: the
+    conflicts int_type_conflicts reports, from the column rows (stg_columns, a
+    few rows a chunk) without reading a point. Every column a point writes has
+    a column row in its chunk, so only the tag or field maps of these types can
+    hold a name the catalog does not list there; the points' other maps need no
+    key test. A column row the catalog lacks under any spelling counts as a
+    conflict.
+#}
+{% macro conflicting_column_types(measurement_name) %}
+    {%- set sql -%}
+        select distinct c.column_type
+        from {{ tsdedup.model_relation('stg_columns') }} as c
+        left join {{ tsdedup.model_relation('int_column_types') }} as t
+            on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
+        where
+            c.measurement = {{ tsdedup.string_literal(measurement_name) }}
+            and (t.column_name is null or c.column_type != t.column_type or c.column_name != t.column_name)
+    {%- endset -%}
+    {{ return(run_query(sql).columns[0].values() | list) }}
+{% endmacro %}
