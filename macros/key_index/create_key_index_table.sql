@@ -14,6 +14,7 @@ create table if not exists {{ relation }} (
 )
 using iceberg
 partitioned by (measurement, partition_day)
+tblproperties ('write.distribution-mode' = 'none')
     {%- endset -%}
     {%- do run_query(ddl) -%}
     {{ return('') }}

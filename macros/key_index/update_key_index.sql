@@ -3,10 +3,11 @@
     that merged the chunks (start, last] (the HashSet idea: know which keys a
     partition holds without reading it). A merge never removes a key, so when
     the index was current at the start (`index_current`), the keys of those
-    chunks are added; otherwise the measurement's index is deleted and filled
-    from the table. Runs trust the index only once record_measurement_state
-    has marked it current, so a crash in between costs a rebuild, never a
-    wrong answer. `created`: this run created the table from the column
+    chunks are added; otherwise the measurement's index is replaced by the
+    keys of the table, in one commit (a static overwrite of the measurement's
+    partitions: a crash leaves the old index or the new one, never none).
+    Runs trust the index only once record_measurement_state has marked it
+    current, so a crash in between costs a rebuild, never a wrong answer. `created`: this run created the table from the column
     catalog, so every catalogued tag is one of its columns. Returns a list of
     statements, maybe empty.
 #}
@@ -64,12 +65,22 @@ left anti join (
     {#- A table holds one row per key, so its hashes need no `distinct` (a
         collision repeats a hash, which a semi join reads as one). -#}
     {%- set fill -%}
-insert into {{ index }}
+insert overwrite {{ index }} partition (measurement = {{ measurement }})
 select
-    {{ measurement }} as measurement,
     to_date(`time`) as partition_day,
     {{ tsdedup.key_hash(tag_columns=tags) }} as key_hash
 from {{ relation }}
     {%- endset -%}
-    {{ return(['delete from ' ~ index ~ ' where measurement = ' ~ measurement, fill]) }}
+    {#- The table's rows come day by day, so each task writes the days it
+        reads, with no exchange to distribute them (an index created before
+        it said so gets the property here, on its first fill). -#}
+    {%- set statements = [] -%}
+    {%- if tsdedup.table_properties(index).get('write.distribution-mode') != 'none' -%}
+        {%- do statements.append('alter table ' ~ index ~ " set tblproperties ('write.distribution-mode' = 'none')") -%}
+    {%- endif -%}
+    {#- Static: every partition of the measurement is replaced, also a day the
+        table no longer has. The measurement materialization overwrites in
+        dynamic mode, so the mode is set back after. -#}
+    {%- set mode = 'set spark.sql.sources.partitionOverwriteMode = ' -%}
+    {{ return(statements + [mode ~ 'STATIC', fill, mode ~ 'DYNAMIC']) }}
 {% endmacro %}

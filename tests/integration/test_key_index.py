@@ -124,16 +124,32 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
 
     # An index the table does not vouch for (as after a crash between the data
     # commit and the index update) is not asked, and is rebuilt from the table.
-    ws.sql("alter table tsdedup.idx unset tblproperties ('tsdedup.key_index_chunk_seq')")
+    # A key of a day the table does not have, and one of another measurement.
+    ws.sql(
+        "alter table tsdedup.idx unset tblproperties ('tsdedup.key_index_chunk_seq')",
+        "insert into tsdedup.key_index values"
+        " ('idx', date'2026-12-01', 42), ('other', date'2026-11-01', 7)",
+    )
     out = deliver("4.lp", chunk(["h5"], 4.0))
     assert "idx: merging the chunks after chunk 3" in out
     table, _files, index = rows(ws)
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
+    # The fill replaced every index partition of the measurement, in one commit,
+    # and no other measurement's.
     assert (
         index
         == [{"n": len(table), "distinct_keys": len(table)}]
         == [{"n": 70, "distinct_keys": 70}]
     )
+    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    assert "insert overwrite tsdedup.key_index partition (measurement = 'idx')" in log
+    assert "delete from tsdedup.key_index" not in log
+    (other, properties) = ws.sql(
+        "select key_hash from tsdedup.key_index where measurement = 'other'",
+        "show tblproperties tsdedup.key_index",
+    )
+    assert other == [{"key_hash": 7}]
+    assert {"key": "write.distribution-mode", "value": "none"} in properties
     # Filled from the table's columns (NULL for an absent rack), the same keys.
     from_columns, from_table = index_and_table_keys(ws)
     assert from_columns == from_table
