@@ -7,7 +7,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,18 +49,34 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def tree_rss_bytes(root: int) -> int:
-    """Resident bytes of ``root`` and all its descendants (0 once it is gone)."""
-    tree = _children()
-    total, todo = 0, [root]
+def _statm(pid: int) -> tuple[int, ...] | None:
+    """A process's memory figures in pages (/proc/PID/statm), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return tuple(int(field) for field in handle.read().split())
+    except (OSError, ValueError):
+        return None
+
+
+def tree_rss_bytes(
+    root: int,
+    children: Callable[[], dict[int, list[int]]] = _children,
+    statm: Callable[[int], tuple[int, ...] | None] = _statm,
+) -> int:
+    """Resident bytes of ``root`` and all its descendants (0 once it is gone).
+
+    A child whose figures equal its parent's page for page is in the instant
+    between spawning and exec (the JVM starts `chmod` and the like through
+    vfork): it shares its parent's memory, which is counted once."""
+    tree = children()
+    total = 0
+    todo: list[tuple[int, tuple[int, ...] | None]] = [(root, None)]
     while todo:
-        pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as handle:
-                total += int(handle.read().split()[1]) * _PAGE
-        except (OSError, IndexError, ValueError):
-            pass
-        todo.extend(tree.get(pid, ()))
+        pid, parent = todo.pop()
+        figures = statm(pid)
+        if figures is not None and len(figures) > 1 and figures != parent:
+            total += figures[1] * _PAGE
+        todo.extend((child, figures) for child in tree.get(pid, ()))
     return total
 
 

@@ -159,6 +159,23 @@ def test_peak_memory_covers_the_process_tree(tmp_path: Path) -> None:
     assert measured.peak_rss_mb > 250  # the grandchild's 300 MiB were counted
 
 
+def test_a_child_sharing_its_parents_memory_is_counted_once() -> None:
+    # 1 is the JVM, 2 a child it is spawning (vfork: the same pages, the same
+    # figures), 3 a worker of its own; 2 also has a child of its own figures.
+    figures = {1: (9000, 4000, 50, 1, 0, 8000, 0), 3: (300, 100, 10, 1, 0, 200, 0)}
+    figures[2] = figures[1]
+    figures[4] = (20, 7, 1, 1, 0, 10, 0)
+    tree = {1: [2, 3], 2: [4]}
+    page = os.sysconf("SC_PAGE_SIZE")
+    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 100 + 7) * page
+    # Once the child has its own memory, it counts.
+    figures[2] = (9000, 3999, 50, 1, 0, 8000, 0)
+    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 3999 + 100 + 7) * page
+    # A process that is gone counts nothing, its children still count.
+    del figures[2]
+    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 100 + 7) * page
+
+
 def test_rerun_names_the_result_file_the_run_wrote() -> None:
     from bench.report import _out_path
 
