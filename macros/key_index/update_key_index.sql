@@ -7,9 +7,10 @@
     keys of the table, in one commit (a static overwrite of the measurement's
     partitions: a crash leaves the old index or the new one, never none).
     Runs trust the index only once record_measurement_state has marked it
-    current, so a crash in between costs a rebuild, never a wrong answer. `created`: this run created the table from the column
-    catalog, so every catalogued tag is one of its columns. Returns a list of
-    statements, maybe empty.
+    current, so a crash in between costs a rebuild, never a wrong answer.
+    `created`: this run created the table from the column catalog, so every
+    catalogued tag is one of its columns. Returns a list of statements, maybe
+    empty.
 #}
 {% macro update_key_index(relation, measurement_name, start, last, index_current, created=false) %}
     {%- set index = tsdedup.key_index_relation() -%}

@@ -22,7 +22,7 @@
                 select c.column_name
                 from {{ tsdedup.model_relation('stg_columns') }} as c
                 left anti join {{ catalog_relation }} as t
-                    on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
+                    on {{ tsdedup.same_column('c', 't') }}
                 where
                     c.chunk_seq > {{ after_chunk | int }}
                     {%- if measurement %}

@@ -14,10 +14,10 @@
         select distinct c.column_type
         from {{ tsdedup.model_relation('stg_columns') }} as c
         left join {{ tsdedup.model_relation('int_column_types') }} as t
-            on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
+            on {{ tsdedup.same_column('c', 't') }}
         where
             c.measurement = {{ tsdedup.string_literal(measurement_name) }}
-            and (t.column_name is null or c.column_type != t.column_type or c.column_name != t.column_name)
+            and (t.column_name is null or {{ tsdedup.conflicts_with_catalog('c', 't') }})
     {%- endset -%}
     {{ return(run_query(sql).columns[0].values() | list) }}
 {% endmacro %}

@@ -19,8 +19,8 @@ with conflicting_columns as (
         t.first_chunk_seq
     from {{ ref('stg_columns') }} as c
     inner join {{ ref('int_column_types') }} as t
-        on c.measurement = t.measurement and lower(c.column_name) = lower(t.column_name)
-    where c.column_type != t.column_type or c.column_name != t.column_name
+        on {{ tsdedup.same_column('c', 't') }}
+    where {{ tsdedup.conflicts_with_catalog('c', 't') }}
 ),
 
 conflicting_points as (
