@@ -17,6 +17,11 @@
     rows it read, one open file per partition (write.distribution-mode none,
     fanout), no exchange of every point before the write. A table created
     before that gets the properties in a pre-hook.
+
+    Reads count each file as at least 16 MB (read.split.open-file-cost): a run
+    reads the few small files of its new chunks one task each, on every core,
+    instead of in one task; a full rebuild's files are larger and split as
+    before.
 #}
 {{
     config(
@@ -28,6 +33,7 @@
         tblproperties={
             'write.distribution-mode': 'none',
             'write.spark.fanout.enabled': 'true',
+            'read.split.open-file-cost': '16777216',
         },
         pre_hook="{{ tsdedup.missing_table_properties() }}",
     )

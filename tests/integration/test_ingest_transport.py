@@ -145,20 +145,26 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
     (chunk,) = [row for row in mine if row["row_kind"] == "chunk"]
     assert chunk["content_sha256"] == hashlib.sha256(content).hexdigest()
 
-    # The raw log is written without an exchange before the write; a log created
-    # before it was configured so gets the properties at its next run.
+    # The raw log is written without an exchange before the write, and read with
+    # each small file a task of its own; a log created before it was configured
+    # so gets the properties at its next run.
     def write_properties() -> dict[object, object]:
         (rows,) = ws.sql("show tblproperties tsdedup.raw_chunks")
-        wanted = ("write.distribution-mode", "write.spark.fanout.enabled")
+        wanted = (
+            "write.distribution-mode",
+            "write.spark.fanout.enabled",
+            "read.split.open-file-cost",
+        )
         return {row["key"]: row["value"] for row in rows if row["key"] in wanted}
 
     assert write_properties() == {
         "write.distribution-mode": "none",
         "write.spark.fanout.enabled": "true",
+        "read.split.open-file-cost": "16777216",
     }
     ws.sql(
         "alter table tsdedup.raw_chunks unset tblproperties"
-        " ('write.distribution-mode', 'write.spark.fanout.enabled')"
+        " ('write.distribution-mode', 'write.spark.fanout.enabled', 'read.split.open-file-cost')"
     )
     assert write_properties() == {}
     ws.land("more.lp", "vals,host=a f=1.5 1\n")
@@ -166,6 +172,7 @@ def test_raw_chunks_hold_the_exact_readers_rows(workspace: Workspace) -> None:
     assert write_properties() == {
         "write.distribution-mode": "none",
         "write.spark.fanout.enabled": "true",
+        "read.split.open-file-cost": "16777216",
     }
     stored = read_table(ws.home, "raw_chunks").to_pylist()
     assert {row["source_file"] for row in stored} == {"values.lp", "more.lp"}
