@@ -42,9 +42,13 @@ def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
     )
 
 
+def dbt_log(ws: Workspace) -> str:
+    return (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+
+
 def key_index_update(ws: Workspace) -> str:
     """The statement the last run added new keys to the index with."""
-    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    log = dbt_log(ws)
     start = log.rindex("insert into tsdedup.key_index")
     return log[start : log.index("known.key_hash", start)]
 
@@ -141,7 +145,7 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
         == [{"n": len(table), "distinct_keys": len(table)}]
         == [{"n": 70, "distinct_keys": 70}]
     )
-    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    log = dbt_log(ws)
     assert "insert overwrite tsdedup.key_index partition (measurement = 'idx')" in log
     assert "delete from tsdedup.key_index" not in log
     (other, properties) = ws.sql(
@@ -154,6 +158,21 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     from_columns, from_table = index_and_table_keys(ws)
     assert from_columns == from_table
     assert len(from_table) == 70
+
+    # A backfill with known keys, as many new points as the day's data files
+    # hold rows (70, replaced rows included), overwrites the day; the keys it
+    # adds to the index are again the table's.
+    out = deliver("5.lp", chunk(["h1", "h2", "h3", "h4", "h5", "h7", "h8"], 5.0))
+    assert "idx: merging the chunks after chunk 4" in out
+    assert "overwriting the touched partitions" in out
+    table, _files, index = rows(ws)
+    assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
+    assert index == [{"n": 90, "distinct_keys": 90}]
+    update = key_index_update(ws)
+    assert "and chunk_seq > 4 and chunk_seq <= 5" in update
+    from_maps, from_table = index_and_table_keys(ws)
+    assert from_maps == from_table
+    assert len(from_table) == 90
 
     # The table's state is recorded by the measurement materialization: a
     # measurement model built another way is refused before anything is written.
