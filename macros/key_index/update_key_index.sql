@@ -1,11 +1,12 @@
 {#
-    The statements that bring a measurement's key index up to date after a run
-    that merged the chunks (start, last] (the HashSet idea: know which keys a
-    partition holds without reading it). A merge never removes a key, so when
-    the index was current at the start (`index_current`), the keys of those
-    chunks are added; otherwise the measurement's index is replaced by the
-    keys of the table, in one commit (a static overwrite of the measurement's
+    The statements that bring a measurement table's key index up to date after
+    a run that merged the chunks (start, last] (the HashSet idea: know which
+    keys a partition holds without reading it). A merge never removes a key,
+    so when the index was current at the start (`index_current`), the keys of
+    those chunks are added; otherwise the table's index is replaced by the
+    keys of the table, in one commit (a static overwrite of the table's
     partitions: a crash leaves the old index or the new one, never none).
+    Each table has its own index rows, also two tables of one measurement.
     Runs trust the index only once record_measurement_state has marked it
     current, so a crash in between costs a rebuild, never a wrong answer.
     `created`: this run created the table from the column catalog, so every
@@ -15,6 +16,7 @@
 {% macro update_key_index(relation, measurement_name, start, last, index_current, created=false) %}
     {%- set index = tsdedup.key_index_relation() -%}
     {%- set measurement = tsdedup.string_literal(measurement_name) -%}
+    {%- set table_name = tsdedup.string_literal(relation.schema ~ '.' ~ relation.identifier) -%}
     {%- if index_current and start == last -%}
         {{ return([]) }}
     {%- elif index_current -%}
@@ -30,12 +32,11 @@
         {%- set sql -%}
 insert into {{ index }}
 select distinct
-    new_keys.measurement,
+    {{ table_name }} as table_name,
     new_keys.partition_day,
     new_keys.key_hash
 from (
     select
-        measurement,
         to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day,
         {{ tsdedup.key_hash(tags_map='tags') }} as key_hash
     from {{ tsdedup.model_relation('stg_points') }}
@@ -47,7 +48,7 @@ left anti join (
     select partition_day, key_hash
     from {{ index }}
     where
-        measurement = {{ measurement }}
+        table_name = {{ table_name }}
         and partition_day in (date'{{ days | join("', date'") }}')
 ) as known
     on
@@ -66,22 +67,18 @@ left anti join (
     {#- A table holds one row per key, so its hashes need no `distinct` (a
         collision repeats a hash, which a semi join reads as one). -#}
     {%- set fill -%}
-insert overwrite {{ index }} partition (measurement = {{ measurement }})
+insert overwrite {{ index }} partition (table_name = {{ table_name }})
 select
     to_date(`time`) as partition_day,
     {{ tsdedup.key_hash(tag_columns=tags) }} as key_hash
 from {{ relation }}
     {%- endset -%}
     {#- The table's rows come day by day, so each task writes the days it
-        reads, with no exchange to distribute them (an index created before
-        it said so gets the property here, on its first fill). -#}
-    {%- set statements = [] -%}
-    {%- if tsdedup.table_properties(index).get('write.distribution-mode') != 'none' -%}
-        {%- do statements.append('alter table ' ~ index ~ " set tblproperties ('write.distribution-mode' = 'none')") -%}
-    {%- endif -%}
-    {#- Static: every partition of the measurement is replaced, also a day the
-        table no longer has. The measurement materialization overwrites in
-        dynamic mode, so the mode is set back after. -#}
+        reads, with no exchange to distribute them (the index is created with
+        `write.distribution-mode` none). Static: every partition of the table
+        is replaced, also a day it no longer has. The measurement
+        materialization overwrites in dynamic mode, so the mode is set back
+        after. -#}
     {%- set mode = 'set spark.sql.sources.partitionOverwriteMode = ' -%}
-    {{ return(statements + [mode ~ 'STATIC', fill, mode ~ 'DYNAMIC']) }}
+    {{ return([mode ~ 'STATIC', fill, mode ~ 'DYNAMIC']) }}
 {% endmacro %}

@@ -146,7 +146,7 @@ def check_state(ws: Workspace, landed: list[tuple[str, bytes]], label: str) -> f
         "select chunk_seq, count(*) as n from tsdedup.raw_chunks group by chunk_seq",
         "select chunk_seq, partition_day from tsdedup.sort_key_catalog where measurement = 'inc'",
         "show tblproperties tsdedup.inc",
-        "select partition_day, key_hash from tsdedup.key_index where measurement = 'inc'",
+        "select partition_day, key_hash from tsdedup.key_index where table_name = 'tsdedup.inc'",
         f"select distinct to_date(`time`) as partition_day, {key_hash} as key_hash"
         " from tsdedup.inc",
     )
@@ -164,7 +164,7 @@ def check_state(ws: Workspace, landed: list[tuple[str, bytes]], label: str) -> f
     properties = {p["key"]: p["value"] for p in props}
     assert properties["tsdedup.last_chunk_seq"] == str(max(seq for seq, _ in days)), label
     # The key index is current and holds the table's keys.
-    assert properties["tsdedup.key_index_chunk_seq"] == properties["tsdedup.last_chunk_seq"]
+    assert properties["tsdedup.indexed_chunk_seq"] == properties["tsdedup.last_chunk_seq"]
     as_keys = {(str(r["partition_day"]), r["key_hash"]) for r in index}
     assert as_keys == {(str(r["partition_day"]), r["key_hash"]) for r in keys}, label
     return canonical(want)

@@ -131,7 +131,7 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     stats, keys = ws.sql(
         "select count(distinct invocation_id) as runs from tsdedup.run_statistics"
         " where model_name = 'disk'",
-        "select count(*) as n from tsdedup.key_index where measurement = 'disk'",
+        "select count(*) as n from tsdedup.key_index where table_name = 'tsdedup.disk'",
     )
     assert stats == [{"runs": 2}]
     assert keys == [{"n": len(expected.rows("disk"))}]

@@ -1,6 +1,7 @@
 """The key index: a chunk that overlaps stored data in time but brings only new
 keys is appended; a chunk with a stored key is merged; a stale index is not
-trusted and is rebuilt.
+trusted and is rebuilt; two tables of one measurement keep keys of their own,
+and an index of the earlier layout (one per measurement) is replaced.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
             "select * from tsdedup.idx",
             "select file_path from tsdedup.idx.data_files",
             "select count(*) as n, count(distinct key_hash) as distinct_keys"
-            " from tsdedup.key_index where measurement = 'idx'",
+            " from tsdedup.key_index where table_name = 'tsdedup.idx'",
         )
     )
 
@@ -65,7 +66,7 @@ TABLE_KEYS = (
 def index_and_table_keys(ws: Workspace) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     """The key index's (day, hash) pairs for `idx`, and those its table's rows give."""
     index, table = ws.sql(
-        "select partition_day, key_hash from tsdedup.key_index where measurement = 'idx'",
+        "select partition_day, key_hash from tsdedup.key_index where table_name = 'tsdedup.idx'",
         TABLE_KEYS,
     )
     return (
@@ -128,28 +129,28 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
 
     # An index the table does not vouch for (as after a crash between the data
     # commit and the index update) is not asked, and is rebuilt from the table.
-    # A key of a day the table does not have, and one of another measurement.
+    # A key of a day the table does not have, and one of another table.
     ws.sql(
-        "alter table tsdedup.idx unset tblproperties ('tsdedup.key_index_chunk_seq')",
+        "alter table tsdedup.idx unset tblproperties ('tsdedup.indexed_chunk_seq')",
         "insert into tsdedup.key_index values"
-        " ('idx', date'2026-12-01', 42), ('other', date'2026-11-01', 7)",
+        " ('tsdedup.idx', date'2026-12-01', 42), ('tsdedup.other', date'2026-11-01', 7)",
     )
     out = deliver("4.lp", chunk(["h5"], 4.0))
     assert "idx: merging the chunks after chunk 3" in out
     table, _files, index = rows(ws)
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
-    # The fill replaced every index partition of the measurement, in one commit,
-    # and no other measurement's.
+    # The fill replaced every index partition of the table, in one commit, and
+    # no other table's.
     assert (
         index
         == [{"n": len(table), "distinct_keys": len(table)}]
         == [{"n": 70, "distinct_keys": 70}]
     )
     log = dbt_log(ws)
-    assert "insert overwrite tsdedup.key_index partition (measurement = 'idx')" in log
+    assert "insert overwrite tsdedup.key_index partition (table_name = 'tsdedup.idx')" in log
     assert "delete from tsdedup.key_index" not in log
     (other, properties) = ws.sql(
-        "select key_hash from tsdedup.key_index where measurement = 'other'",
+        "select key_hash from tsdedup.key_index where table_name = 'tsdedup.other'",
         "show tblproperties tsdedup.key_index",
     )
     assert other == [{"key_hash": 7}]
@@ -186,3 +187,93 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
         " 'measurement', not 'table'" in refused.stdout
     )
     (ws.project / "models" / "measurements" / "idx_as_table.sql").unlink()
+
+
+def test_two_tables_of_one_measurement_keep_their_own_keys_and_an_old_index_is_replaced(
+    workspace: Workspace,
+) -> None:
+    ws = workspace
+    ws.add_measurement_model("idx", "idx")
+    ws.add_measurement_model("idx_copy", "idx")
+    landed: list[tuple[str, bytes]] = []
+
+    def deliver(name: str, text: str) -> str:
+        landed.append((name, text.encode()))
+        ws.land(name, text)
+        return ws.tsdedup("run").check().stdout
+
+    def keys_per_table() -> list[dict[str, object]]:
+        (counts,) = ws.sql(
+            "select table_name, count(*) as n from tsdedup.key_index"
+            " group by table_name order by table_name"
+        )
+        return counts
+
+    deliver("1.lp", chunk(["h1", "h2"], 1.0))
+    assert keys_per_table() == [
+        {"table_name": "tsdedup.idx", "n": 20},
+        {"table_name": "tsdedup.idx_copy", "n": 20},
+    ]
+
+    # A full refresh of one table replaces its own keys and no other table's,
+    # not even a stale key of the other table of the same measurement.
+    ws.sql("insert into tsdedup.key_index values ('tsdedup.idx', date'2026-12-01', 42)")
+    ws.tsdedup("run", "--full-refresh", "--select", "idx_copy").check()
+    assert keys_per_table() == [
+        {"table_name": "tsdedup.idx", "n": 21},
+        {"table_name": "tsdedup.idx_copy", "n": 20},
+    ]
+    ws.sql("delete from tsdedup.key_index where key_hash = 42")
+
+    # An index of the earlier layout, keyed by measurement, whose keys the state
+    # records vouched for under the earlier property names.
+    old_names = {
+        "tsdedup.indexed_chunk_seq": "tsdedup.key_index_chunk_seq",
+        "tsdedup.indexed_snapshot_id": "tsdedup.key_index_snapshot_id",
+    }
+    statements = [
+        "drop table tsdedup.key_index",
+        "create table tsdedup.key_index (measurement string, partition_day date,"
+        " key_hash bigint) using iceberg partitioned by (measurement, partition_day)",
+    ]
+    for table in ("tsdedup.idx", "tsdedup.idx_copy"):
+        (properties,) = ws.sql(f"show tblproperties {table}")
+        values = {p["key"]: p["value"] for p in properties}
+        moved = ", ".join(f"'{old}' = '{values[new]}'" for new, old in old_names.items())
+        statements += [
+            f"alter table {table} set tblproperties ({moved})",
+            f"alter table {table} unset tblproperties ({', '.join(repr(n) for n in old_names)})",
+        ]
+    ws.sql(*statements)
+
+    # The next run drops it, trusts no index, and fills each table's keys.
+    out = deliver("2.lp", chunk(["h3"], 2.0) + chunk(["h1"], 2.0))
+    assert "tsdedup.key_index is keyed by measurement (an earlier layout): dropping it" in out
+    expected = as_set(expected_from_files(landed).rows("idx"))
+    for table in ("idx", "idx_copy"):
+        (rows_of_table,) = ws.sql(f"select * from tsdedup.{table}")
+        assert as_set(rows_of_table) == expected
+    assert keys_per_table() == [
+        {"table_name": "tsdedup.idx", "n": 30},
+        {"table_name": "tsdedup.idx_copy", "n": 30},
+    ]
+    # Each table's index rows are its own rows' keys (the tables have no rack).
+    host_keys = (
+        "select distinct to_date(`time`) as partition_day, xxhash64(filter(array("
+        "named_struct('key', 'host', 'value', host)), e -> e.value is not null), time_ns)"
+        " as key_hash from tsdedup.{}"
+    )
+    for table in ("idx", "idx_copy"):
+        index, own = ws.sql(
+            "select partition_day, key_hash from tsdedup.key_index"
+            f" where table_name = 'tsdedup.{table}'",
+            host_keys.format(table),
+        )
+        assert {(str(r["partition_day"]), r["key_hash"]) for r in index} == {
+            (str(r["partition_day"]), r["key_hash"]) for r in own
+        }
+    (index_properties, idx_properties) = ws.sql(
+        "show tblproperties tsdedup.key_index", "show tblproperties tsdedup.idx"
+    )
+    assert {"key": "tsdedup.keyed_by", "value": "table"} in index_properties
+    assert {"key": "tsdedup.indexed_chunk_seq", "value": "2"} in idx_properties
