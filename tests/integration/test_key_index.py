@@ -32,6 +32,13 @@ def chunk(hosts: list[str], value: float, rack: str | None = None, day: int = 0)
     )
 
 
+def land_and_run(ws: Workspace, landed: list[tuple[str, bytes]], name: str, text: str) -> str:
+    """Land a file (remembered in `landed`, for the reference) and run."""
+    landed.append((name, text.encode()))
+    ws.land(name, text)
+    return ws.tsdedup("run").check().stdout
+
+
 def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
     return tuple(
         ws.sql(
@@ -87,9 +94,7 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     landed: list[tuple[str, bytes]] = []
 
     def deliver(name: str, text: str) -> str:
-        landed.append((name, text.encode()))
-        ws.land(name, text)
-        return ws.tsdedup("run").check().stdout
+        return land_and_run(ws, landed, name, text)
 
     deliver("1.lp", chunk(["h1", "h2"], 1.0))
     table, files, index = rows(ws)
@@ -198,9 +203,7 @@ def test_two_tables_of_one_measurement_keep_their_own_keys_and_an_old_index_is_r
     landed: list[tuple[str, bytes]] = []
 
     def deliver(name: str, text: str) -> str:
-        landed.append((name, text.encode()))
-        ws.land(name, text)
-        return ws.tsdedup("run").check().stdout
+        return land_and_run(ws, landed, name, text)
 
     def keys_per_table() -> list[dict[str, object]]:
         (counts,) = ws.sql(
