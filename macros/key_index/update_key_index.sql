@@ -16,7 +16,7 @@
 {% macro update_key_index(relation, measurement_name, start, last, index_current, created=false) %}
     {%- set index = tsdedup.key_index_relation() -%}
     {%- set measurement = tsdedup.string_literal(measurement_name) -%}
-    {%- set table_name = tsdedup.string_literal(relation.schema ~ '.' ~ relation.identifier) -%}
+    {%- set table_name = tsdedup.key_index_table_name(relation) -%}
     {%- if index_current and start == last -%}
         {{ return([]) }}
     {%- elif index_current -%}

@@ -119,7 +119,7 @@
             select partition_day, key_hash
             from {{ index }}
             where
-                table_name = {{ tsdedup.string_literal(relation.schema ~ '.' ~ relation.identifier) }}
+                table_name = {{ tsdedup.key_index_table_name(relation) }}
                 and partition_day in ({{ days }})
         ) as i
             on i.partition_day = n.partition_day and i.key_hash = n.key_hash
