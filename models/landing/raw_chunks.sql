@@ -21,7 +21,9 @@
     Reads count each file as at least 16 MB (read.split.open-file-cost): a run
     reads the few small files of its new chunks one task each, on every core,
     instead of in one task; a full rebuild's files are larger and split as
-    before.
+    before. The small files of chunk, column and reject rows are read one task
+    each too, and each run adds some: `compact_raw_log` (maintenance) rewrites
+    them into one file per partition.
 #}
 {{
     config(

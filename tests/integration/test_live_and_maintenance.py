@@ -1,4 +1,5 @@
-"""Live views, compaction, time travel and snapshot expiry on one table's history.
+"""Live views, compaction, time travel, snapshot expiry and raw log compaction on one
+table's history.
 
 A user ingests often and merges rarely: the live view must already show the
 settled points (no duplicate, field filters applied after the merge) while the
@@ -157,5 +158,42 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     assert not any(local_path(str(f["file_path"])).exists() for f in files_before)
 
     bad = ws.tsdedup("run-operation", "compact_measurements", "--args", "{min_files: 1}")
+    assert bad.code != 0
+    assert "min_files must be a whole number of at least 2" in bad.stdout + bad.stderr
+
+    # The raw log: each run added files of chunk and column rows; compaction
+    # leaves one per partition with the same rows, and the point files as they were.
+    raw_sql = "select * from tsdedup.raw_chunks"
+    raw_files_sql = (
+        "select `partition`.row_kind as row_kind, `partition`.measurement as measurement,"
+        " file_path from tsdedup.raw_chunks.data_files"
+    )
+    raw_before, raw_files_before = ws.sql(raw_sql, raw_files_sql)
+    chunk_files = [f for f in raw_files_before if f["row_kind"] == "chunk"]
+    assert len(chunk_files) >= 3, "each of the runs added a file of chunk rows"
+    dry = ws.tsdedup("run-operation", "compact_raw_log", "--args", "{dry_run: true}").check()
+    assert f"chunk rows of no measurement: would rewrite {len(chunk_files)} files" in dry.stdout
+    (unchanged,) = ws.sql(raw_files_sql)
+    assert canonical(unchanged) == canonical(raw_files_before)
+
+    ws.tsdedup("run-operation", "compact_raw_log").check()
+    raw_after, raw_files_after = ws.sql(raw_sql, raw_files_sql)
+    assert canonical(raw_after) == canonical(raw_before)
+    kept = [f for f in raw_files_after if f["row_kind"] != "point"]
+    assert sorted((f["row_kind"], f["measurement"]) for f in kept) == sorted(
+        {(f["row_kind"], f["measurement"]) for f in raw_files_before if f["row_kind"] != "point"}
+    ), "one file per partition of chunk, column and reject rows"
+    points = [f for f in raw_files_before if f["row_kind"] == "point"]
+    assert canonical([f for f in raw_files_after if f["row_kind"] == "point"]) == canonical(points)
+
+    # The next run finds only the new file and merges its points.
+    landed.append(("0005.lp", (line("h4", "value=4.0", 61) + "\n").encode()))
+    ws.land(*landed[-1])
+    ws.tsdedup("run").check()
+    (table_5,) = ws.sql("select * from tsdedup.live")
+    assert projected(table_5) == projected(expected_from_files(landed).rows("live"))
+    assert len(table_5) == len(table_3) + 1
+
+    bad = ws.tsdedup("run-operation", "compact_raw_log", "--args", "{min_files: 1}")
     assert bad.code != 0
     assert "min_files must be a whole number of at least 2" in bad.stdout + bad.stderr

@@ -1,0 +1,46 @@
+{#
+    Maintenance: rewrite the raw log's small bookkeeping files (its chunk,
+    column and reject rows) into one file per partition (Iceberg
+    `rewrite_data_files`, bin-pack). Each run adds a few such files, and every
+    run reads them again (new files, column catalog, chunk times), one task per
+    file; after a rewrite it reads one. Point rows, the raw data the tables are
+    rebuilt from, keep their files. Rows do not change; the rewrite is one new
+    snapshot.
+
+        tsdedup run-operation compact_raw_log
+        tsdedup run-operation compact_raw_log --args '{min_files: 8, dry_run: true}'
+
+    `min_files`: rewrite a partition only when it has at least this many data
+    files (default 2). `dry_run`: list what would be rewritten.
+#}
+{% macro compact_raw_log(min_files=2, dry_run=false) %}
+    {%- if min_files is not number or min_files < 2 -%}
+        {% do exceptions.raise_compiler_error("tsdedup.compact_raw_log: min_files must be a whole number of at least 2, got " ~ min_files) %}
+    {%- endif -%}
+    {%- set raw = tsdedup.model_relation('raw_chunks') -%}
+    {%- if adapter.get_relation(database=raw.database, schema=raw.schema, identifier=raw.identifier) is none -%}
+        {{ log("tsdedup: " ~ raw ~ " does not exist yet: nothing to compact", info=True) }}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set candidates = run_query(
+        'select p.`partition`.row_kind, p.`partition`.measurement, p.file_count'
+        ~ ' from ' ~ raw ~ '.partitions as p'
+        ~ " where p.`partition`.row_kind <> 'point' and p.file_count >= " ~ min_files
+        ~ ' order by 1, 2'
+    ).rows -%}
+    {{ log("tsdedup: " ~ raw ~ ": " ~ candidates | length ~ " partition(s) of chunk, column or reject rows with " ~ min_files ~ " or more files", info=True) }}
+    {%- for row_kind, measurement, file_count in candidates -%}
+        {{ log("tsdedup: " ~ raw ~ " " ~ row_kind ~ " rows of " ~ (measurement if measurement is not none else "no measurement") ~ ": " ~ ("would rewrite " if dry_run else "") ~ file_count ~ " files", info=True) }}
+    {%- endfor -%}
+    {%- if candidates and not dry_run -%}
+        {%- set call -%}
+call {{ var('tsdedup_iceberg_catalog', 'spark_catalog') }}.system.rewrite_data_files(
+    table => {{ tsdedup.string_literal(raw | string) }},
+    where => "row_kind <> 'point'",
+    options => map('min-input-files', '{{ min_files }}')
+)
+        {%- endset -%}
+        {%- set outcome = run_query(call).rows[0] -%}
+        {{ log("tsdedup: " ~ raw ~ ": " ~ outcome[0] ~ " files rewritten into " ~ outcome[1], info=True) }}
+    {%- endif -%}
+{% endmacro %}
