@@ -190,10 +190,19 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     ] == [(80, 19, 84, 15)]
     assert stats[0]["files_rewritten"] == 0
 
-    # Run 3: the same keys again, over the rows the first merge wrote.
+    # Run 3: the same keys again, over the rows the first merge wrote. The
+    # table's write order is already the day's key: it is not set again.
     landed.append(("0003.lp", redeliveries(range(3, 8), 60.0).encode()))
     ws.land(*landed[-1])
+    log = ws.project / "logs" / "dbt.log"
+    logged = len(log.read_text(encoding="utf-8"))
     assert "row by row" in ws.build().stdout
+    run_3_log = log.read_text(encoding="utf-8")[logged:]
+    assert "merge into tsdedup.mg as t" in run_3_log
+    assert "alter table tsdedup.mg write" not in run_3_log
+    assert write_order(ws) == (
+        "we`ird tag ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
+    )
     third = check_state(ws, landed)
     assert len(third) == 84 + 0  # every key of run 3 is stored already
     assert last_summary(ws, "mg").get("deleted-data-files", "0") == "0"
