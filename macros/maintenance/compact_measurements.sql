@@ -15,9 +15,7 @@
     files (default 2) or any delete file. `dry_run`: list what would be compacted.
 #}
 {% macro compact_measurements(models=none, min_files=2, dry_run=false) %}
-    {%- if min_files is not number or min_files < 2 -%}
-        {% do exceptions.raise_compiler_error("tsdedup.compact_measurements: min_files must be a whole number of at least 2, got " ~ min_files) %}
-    {%- endif -%}
+    {%- do tsdedup.validate_min_files('compact_measurements', min_files) -%}
     {%- set sort_keys = tsdedup.model_relation('sort_keys') -%}
     {%- set catalog = var('tsdedup_iceberg_catalog', 'spark_catalog') -%}
     {%- for table in tsdedup.measurement_relations(models) -%}

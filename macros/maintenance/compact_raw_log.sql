@@ -14,9 +14,7 @@
     files (default 2). `dry_run`: list what would be rewritten.
 #}
 {% macro compact_raw_log(min_files=2, dry_run=false) %}
-    {%- if min_files is not number or min_files < 2 -%}
-        {% do exceptions.raise_compiler_error("tsdedup.compact_raw_log: min_files must be a whole number of at least 2, got " ~ min_files) %}
-    {%- endif -%}
+    {%- do tsdedup.validate_min_files('compact_raw_log', min_files) -%}
     {%- set raw = tsdedup.model_relation('raw_chunks') -%}
     {%- if adapter.get_relation(database=raw.database, schema=raw.schema, identifier=raw.identifier) is none -%}
         {{ log("tsdedup: " ~ raw ~ " does not exist yet: nothing to compact", info=True) }}
