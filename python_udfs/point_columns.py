@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -63,12 +64,39 @@ def with_flat_columns(points: pa.Table, columns: list[tuple[str, str]]) -> pa.Ta
     """One measurement's point rows (``points``, with the typed maps) with a
     flat column appended for each of its ``columns`` (column type, name) that
     has a flat name, holding the value of its map's entry."""
+    by_map: dict[str, list[tuple[str, str]]] = {}
     for column_type, name in columns:
         flat_name = flat_column_name(column_type, name)
-        if flat_name is None:
-            continue
-        values = pc.map_lookup(
-            points[MAP_OF_TYPE[column_type]].combine_chunks(), pa.scalar(name), "first"
-        )
-        points = points.append_column(flat_name, values)
+        if flat_name is not None:
+            by_map.setdefault(MAP_OF_TYPE[column_type], []).append((name, flat_name))
+    for map_column, names in by_map.items():
+        values = _map_values(points[map_column].combine_chunks(), [name for name, _ in names])
+        for (_, flat_name), column in zip(names, values, strict=True):
+            points = points.append_column(flat_name, column)
     return points
+
+
+def _map_values(maps: pa.MapArray, names: list[str]) -> list[pa.Array]:
+    """Each name's value in each map (NULL where a map has no such key), in
+    one pass over the maps' entries: the keys are dictionary-encoded once,
+    then each name takes its entries' values to their rows."""
+    offsets = maps.offsets.to_numpy()
+    start, end = int(offsets[0]), int(offsets[-1])
+    keys = maps.keys.slice(start, end - start)
+    items = maps.items.slice(start, end - start)
+    rows = np.repeat(np.arange(len(maps)), np.diff(offsets))
+    if maps.null_count:  # a null map's entries, if any, are no values
+        rows = np.where(maps.is_valid().to_numpy(zero_copy_only=False)[rows], rows, -1)
+    encoded = pc.dictionary_encode(keys)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    code_of = {key: code for code, key in enumerate(encoded.dictionary.to_pylist())}
+    found = []
+    for name in names:
+        at = np.full(len(maps), -1, dtype=np.int64)
+        code = code_of.get(name)
+        if code is not None:
+            entries = np.flatnonzero(codes == code)
+            entries = entries[rows[entries] >= 0]
+            at[rows[entries]] = entries
+        found.append(pc.take(items, pa.array(at, mask=at < 0)))
+    return found
