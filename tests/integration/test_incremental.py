@@ -268,8 +268,8 @@ def test_the_column_catalog_is_written_only_when_a_column_comes(workspace: Works
     # The catalog was built in the same run: the measurement model does not ask
     # again whether the catalog lists its columns.
     statements = log.read_text(encoding="utf-8")[before:]
-    assert "select count(*) as gaps" in statements
-    assert "and c.measurement = 'm'" not in statements
+    # (one question: the catalog's own, not the model's for measurement 'm')
+    assert statements.count("select count(*) as gaps") == 1
     ws.land("c.lp", "m,host=b x=3,y=5 3\n")
     failed = ws.tsdedup("run", "--select", "raw_chunks", "sort_key_catalog+")
     assert failed.code != 0
