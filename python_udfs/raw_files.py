@@ -19,13 +19,14 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from python_udfs.chunk_reader import RESERVED_MEASUREMENT
 from python_udfs.chunk_table import MAP_COLUMNS
+from python_udfs.point_columns import SQL_TYPES, flat_column_name, with_flat_columns
 
 # The raw log's map value types, in Arrow.
 VALUE_TYPES: dict[str, pa.DataType] = {
@@ -97,6 +98,7 @@ STORED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("reject_reason", pa.string()),
     ("column_name", pa.string()),
     ("column_type", pa.string()),
+    ("flat_column", pa.string()),
     ("lines_read", pa.int64()),
     ("source_path", pa.string()),
     ("source_bytes", pa.int64()),
@@ -106,6 +108,8 @@ STORED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("invocation_id", pa.string()),
 )
 STORED_SCHEMA = pa.schema(list(STORED_FIELDS))
+# What the flat columns are made from: a column row's measurement and column.
+_COLUMN_ROW_NAMES = ("measurement", "column_type", "column_name")
 # Rows written to a data file as one row group (see PartitionWriters).
 ROW_GROUP_ROWS = 128 * 1024
 # How the data files are written (decision 0021, measured): zstd without
@@ -142,7 +146,9 @@ def stored_partitions(
 ) -> dict[tuple[str, str | None], pa.Table]:
     """A chunk's rows (see typed_maps) as the raw log stores them, one table per
     (row_kind, measurement) partition. The file's listing columns are on its
-    chunk row only, as raw_chunks writes them."""
+    chunk row only, as raw_chunks writes them. Point rows have the flat
+    columns of their measurement's columns too, after the stored ones, and
+    each column row names its flat column (python_udfs.point_columns)."""
     count = len(transport)
     row_kind = transport["row_kind"].combine_chunks()
     is_chunk = pc.equal(row_kind, "chunk")
@@ -163,6 +169,21 @@ def stored_partitions(
     columns["source_modified_at"] = on_chunk_row(landed.source_modified_us, stamp)
     columns["ingested_at"] = constant(run.ingested_us, stamp)
     columns["invocation_id"] = constant(run.invocation_id, pa.string())
+    is_column = pc.fill_null(pc.equal(row_kind, "column"), False)
+    column_rows = pa.table(
+        {name: pc.filter(columns[name], is_column) for name in _COLUMN_ROW_NAMES}
+    ).to_pylist()
+    chunk_columns: dict[str | None, list[tuple[str, str]]] = {}
+    for row in column_rows:
+        pair = (row["column_type"], row["column_name"])
+        chunk_columns.setdefault(row["measurement"], []).append(pair)
+    columns["flat_column"] = pc.replace_with_mask(
+        pa.nulls(count, pa.string()),
+        is_column,
+        pa.array(
+            [flat_column_name(r["column_type"], r["column_name"]) for r in column_rows], pa.string()
+        ),
+    )
     stored = pa.table([columns[name] for name, _ in STORED_FIELDS], schema=STORED_SCHEMA)
     keys = pa.table({"row_kind": row_kind, "measurement": columns["measurement"]})
     partitions: dict[tuple[str, str | None], pa.Table] = {}
@@ -173,7 +194,10 @@ def stored_partitions(
             mine = pc.and_(mine, pc.is_null(columns["measurement"]))
         else:
             mine = pc.and_(mine, pc.equal(columns["measurement"], measurement))
-        partitions[(kind, measurement)] = stored.filter(pc.fill_null(mine, False))
+        partition = stored.filter(pc.fill_null(mine, False))
+        if kind == "point":
+            partition = with_flat_columns(partition, chunk_columns.get(measurement, []))
+        partitions[(kind, measurement)] = partition
     return partitions
 
 
@@ -182,7 +206,12 @@ class PartitionWriters:
     (many chunks go to few files, as Spark's fanout writer does). Rows wait
     in memory until a partition has ``ROW_GROUP_ROWS`` of them, and are then
     written as one row group: a row group per chunk would make readers of
-    the log set up a thousand small reads where Spark's write has a few."""
+    the log set up a thousand small reads where Spark's write has a few.
+
+    A point partition's file has the flat columns of every chunk written to
+    it (NULL in rows whose chunk has no such column). A chunk that brings a
+    flat column the open file lacks closes it, and the partition goes on in
+    a new file with every column so far."""
 
     def __init__(self, folder: str, name: str) -> None:
         self.folder = folder
@@ -190,6 +219,7 @@ class PartitionWriters:
         self.writers: dict[tuple[str, str | None], Any] = {}
         self.waiting: dict[tuple[str, str | None], list[pa.Table]] = {}
         self.rows: dict[tuple[str, str | None], int] = {}
+        self.written: list[WrittenFile] = []
 
     def write(self, partitions: dict[tuple[str, str | None], pa.Table]) -> None:
         for key, table in partitions.items():
@@ -204,28 +234,62 @@ class PartitionWriters:
         waiting = self.waiting.pop(key, [])
         if not waiting:
             return
-        if key not in self.writers:
-            path = f"{self.folder}/{partition_dir(*key)}/{self.name}.parquet"
+        table = pa.concat_tables(waiting, promote_options="default")
+        writer = self.writers.get(key)
+        if writer is not None and not set(table.schema.names) <= set(writer.schema.names):
+            table = pa.concat_tables(
+                [writer.schema.empty_table(), table], promote_options="default"
+            )
+            self._close(key)
+            writer = None
+        if writer is None:
+            count = sum(1 for file in self.written if (file.row_kind, file.measurement) == key)
+            suffix = f"-{count + 1}" if count else ""
+            path = f"{self.folder}/{partition_dir(*key)}/{self.name}{suffix}.parquet"
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            self.writers[key] = pq.ParquetWriter(path, STORED_SCHEMA, **WRITER_OPTIONS)
+            writer = self.writers[key] = pq.ParquetWriter(path, table.schema, **WRITER_OPTIONS)
             self.rows[key] = 0
-        table = pa.concat_tables(waiting)
-        self.writers[key].write_table(table, row_group_size=max(len(table), 1))
+        table = pa.concat_tables([writer.schema.empty_table(), table], promote_options="default")
+        writer.write_table(table.select(writer.schema.names), row_group_size=max(len(table), 1))
         self.rows[key] += len(table)
 
-    def close(self) -> list[tuple[str, str, str | None, int]]:
-        """Close every file: (path, row_kind, measurement, rows) each."""
+    def _close(self, key: tuple[str, str | None]) -> None:
+        writer = self.writers.pop(key)
+        writer.close()
+        flat = writer.schema.names[len(STORED_FIELDS) :]
+        self.written.append(
+            WrittenFile(
+                writer.where,
+                *key,
+                self.rows.pop(key),
+                ";".join(f"{name} {SQL_TYPES[writer.schema.field(name).type]}" for name in flat),
+            )
+        )
+
+    def close(self) -> list[WrittenFile]:
+        """Close every file, and name each file written."""
         for key in list(self.waiting):
             self._flush(key)
-        written = []
-        for key, writer in self.writers.items():
-            writer.close()
-            written.append((writer.where, *key, self.rows[key]))
-        self.writers.clear()
+        for key in list(self.writers):
+            self._close(key)
+        written, self.written = self.written, []
         return written
 
 
-WRITE_RETURN_TYPE = "path string, row_kind string, measurement string, rows bigint"
+class WrittenFile(NamedTuple):
+    """A data file a task wrote: its partition, rows, and its flat columns as
+    `name type` pairs joined by semicolons (empty for other rows than points)."""
+
+    path: str
+    row_kind: str
+    measurement: str | None
+    rows: int
+    point_columns: str
+
+
+WRITE_RETURN_TYPE = (
+    "path string, row_kind string, measurement string, rows bigint, point_columns string"
+)
 
 
 class WriteChunks:

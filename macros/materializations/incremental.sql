@@ -8,7 +8,8 @@
     its rows as data files itself: its query's result names them, and one
     add_files commits them. On the first run the table is created empty
     first, from the columns' data types in the model's YAML, where the query
-    writes its files (raw_files_folder).
+    writes its files (raw_files_folder); the point columns the files bring
+    (decision 0025) are added to the table before the commit.
 #}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: none */'
@@ -37,6 +38,9 @@
         {%- set written = load_result('write_files')['table'] -%}
         {{ log(this ~ ': ' ~ (written.rows | length) ~ ' data files written, '
             ~ (written.columns['rows'].values() | sum) ~ ' rows', info=false) }}
+        {%- if written.rows | length > 0 -%}
+            {{ tsdedup.add_raw_point_columns(this, written.columns['point_columns'].values()) }}
+        {%- endif -%}
         {%- call statement('main') -%}
             call spark_catalog.system.add_files(
                 table => {{ tsdedup.string_literal(this ~ '') }},

@@ -1,17 +1,31 @@
 {#
-    The values of a stg_points row as a point of a measurement: time_ns, one
-    value per tag and per field (read from the map of the field's established
-    type), each named after its column. Measurement models put them in the
-    struct `point` (see deduplicate_points).
+    The values of a raw point row as a point of a measurement: time_ns, one
+    value per tag and per field, each named after its column. From the map
+    of the column's established type, or, with `layout` (point_layout), from
+    the raw log's flat column that holds it; a column no chunk in `layout`
+    writes is NULL of its type. Measurement models put them in the struct
+    `point` (see deduplicate_points).
 #}
-{% macro _new_point_items(columns, alias='') %}
+{% macro _new_point_items(columns, alias='', layout=none) %}
     {%- set p = alias ~ '.' if alias else '' -%}
     {%- set items = [p ~ 'time_ns as time_ns'] -%}
+    {%- set typed = [] -%}
     {%- for tag in columns['tags'] -%}
-        {%- do items.append(p ~ 'tags[' ~ tsdedup.string_literal(tag) ~ '] as ' ~ tsdedup.quote_identifier(tag)) -%}
+        {%- do typed.append((tag, 'tag')) -%}
     {%- endfor -%}
     {%- for field in columns['fields'] -%}
-        {%- do items.append(p ~ tsdedup.field_map_column(field.type) ~ '[' ~ tsdedup.string_literal(field.name) ~ '] as ' ~ tsdedup.quote_identifier(field.name)) -%}
+        {%- do typed.append((field.name, field.type)) -%}
+    {%- endfor -%}
+    {%- for name, column_type in typed -%}
+        {%- set as_name = ' as ' ~ tsdedup.quote_identifier(name) -%}
+        {%- if layout is none -%}
+            {%- set map_column = 'tags' if column_type == 'tag' else tsdedup.field_map_column(column_type) -%}
+            {%- do items.append(p ~ map_column ~ '[' ~ tsdedup.string_literal(name) ~ ']' ~ as_name) -%}
+        {%- elif name in layout.get(column_type, {}) -%}
+            {%- do items.append(p ~ tsdedup.quote_identifier(layout[column_type][name]) ~ as_name) -%}
+        {%- else -%}
+            {%- do items.append('cast(null as ' ~ tsdedup.field_sql_type(column_type) ~ ')' ~ as_name) -%}
+        {%- endif -%}
     {%- endfor -%}
     {{ return(items) }}
 {% endmacro %}

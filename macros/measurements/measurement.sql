@@ -51,6 +51,12 @@
             ~ " must be materialized as 'measurement', not '" ~ config.get('materialized') ~ "'") %}
     {%- endif -%}
     {%- set points_relation = ref('stg_points') -%}
+    {#- The flat columns are read from the raw log itself (see new_points); a
+        dbt unit test pins its columns and reads stg_points' fixture rows. -#}
+    {%- if not execute or config.get('materialized') != 'unit' -%}
+        {%- set raw_relation = ref('raw_chunks') -%}
+        {%- set retracted_relation = source('tsdedup_runs', 'retracted_chunks') -%}
+    {%- endif -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
     {%- set state = tsdedup.read_measurement_state(this) if is_incremental() else none -%}
@@ -150,7 +156,29 @@
     map, and most raw logs have no conflict at all. -#}
 {%- set column_types = ['tag', 'float', 'integer', 'unsigned', 'string', 'boolean'] -%}
 {%- set key_tests = column_types -%}
-{%- if execute and not merge.active and measurement_name not in var('tsdedup_columns', {}) -%}
+{#- Where the points read keep their values (decision 0025): in flat columns
+    of the raw log when every chunk read has them (the common case), which a
+    scan reads many times faster than maps. A point that writes a column with
+    another type or spelling than the catalog's has a value in that pair's
+    flat column, and is left out by it. -#}
+{%- set layout = none -%}
+{%- set conflicting = [] -%}
+{%- if execute and merge.mode != 'none' and var('tsdedup_read_flat_columns', true)
+    and measurement_name not in var('tsdedup_columns', {}) -%}
+    {%- set layout = tsdedup.point_layout(
+        measurement_name, merge.after_chunk if merge.active and merge.mode != 'replace' else 0) -%}
+{%- endif -%}
+{%- if layout is not none -%}
+    {%- set established = {'tag': columns['tags']} -%}
+    {%- for field in columns['fields'] -%}
+        {%- do established.setdefault(field.type, []).append(field.name) -%}
+    {%- endfor -%}
+    {%- for column_type, flat_columns in layout | dictsort -%}
+        {%- for name, flat_column in flat_columns | dictsort if name not in established.get(column_type, []) -%}
+            {%- do conflicting.append(flat_column) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+{%- elif execute and not merge.active and measurement_name not in var('tsdedup_columns', {}) -%}
     {%- set key_tests = tsdedup.conflicting_column_types(measurement_name) -%}
 {%- endif -%}
 
@@ -162,23 +190,42 @@ with new_points as (
     {#- Points of this measurement whose every column has the established type:
         their place in ingestion order, their values in the struct `point`, and
         their day partition. #}
+    {%- set p = 'p.' if layout is not none else '' %}
     select
-        {{ tsdedup.ingestion_order() }} as ingestion_order,
+        {{ tsdedup.ingestion_order(p ~ 'chunk_seq', p ~ 'position') }} as ingestion_order,
         struct(
-            {{ tsdedup._new_point_items(columns) | join(',\n            ') }}
+            {{ tsdedup._new_point_items(columns, 'p' if layout is not none else '', layout) | join(',\n            ') }}
         ) as point,
-        to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day
+        to_date({{ tsdedup.time_from_ns(p ~ 'time_ns') }}) as partition_day
+    {%- if layout is none %}
     from {{ points_relation }}
     where
         measurement = {{ tsdedup.string_literal(measurement_name) }}
+    {%- else %}
+    {#- stg_points' rows, with the flat columns its view does not list. #}
+    from {{ raw_relation }} as p
+    left anti join {{ retracted_relation }} as r
+        on p.chunk_seq = r.chunk_seq
+    where
+        p.row_kind = 'point'
+        and p.measurement = {{ tsdedup.string_literal(measurement_name) }}
+    {%- endif %}
         {%- if merge.mode == 'replace' %}
         {#- Every point of the days rebuilt, whatever its chunk. #}
         and (
-            {{ tsdedup.day_predicates('time_ns', merge.days, nanoseconds=true, separator='\n            or ') }}
+            {{ tsdedup.day_predicates(p ~ 'time_ns', merge.days, nanoseconds=true, separator='\n            or ') }}
         )
         {%- elif merge.active %}
-        and chunk_seq > {{ merge.after_chunk }}
+        and {{ p }}chunk_seq > {{ merge.after_chunk }}
         {%- endif %}
+        {%- if layout is not none %}
+        {%- if conflicting %}
+        -- a column with another type or spelling than the catalog's leaves its point out
+        {%- endif %}
+        {%- for flat_column in conflicting %}
+        and p.{{ tsdedup.quote_identifier(flat_column) }} is null
+        {%- endfor %}
+        {%- else %}
         {%- if key_tests | length < column_types | length %}
         -- no chunk writes a {{ column_types | reject('in', key_tests) | join(', ') }} column with another type or spelling than the catalog's: those maps need no key test
         {%- endif %}
@@ -190,6 +237,7 @@ with new_points as (
         {%- for field in columns['fields'] if field.type == type_name %}{% do names.append(field.name) %}{% endfor %}
         and {{ tsdedup._only_established_keys(tsdedup.field_map_column(type_name), names) }}
         {%- endfor %}
+        {%- endif %}
 ),
 {%- if merge.mode == 'overwrite' %}
 

@@ -18,6 +18,12 @@
     fanout), no exchange of every point before the write. A table created
     before that gets the properties in a pre-hook.
 
+    The table function also stores each point's values in flat columns, one
+    per column type and name (`tag__host`), which it adds to the table before
+    the commit and names on the column rows (`flat_column`, decision 0025);
+    measurement models read them instead of the maps. Spark's write keeps the
+    maps alone.
+
     Reads count each file as at least 16 MB (read.split.open-file-cost): a run
     reads the few small files of its new chunks one task each, on every core,
     instead of in one task; a full rebuild's files are larger and split as
@@ -36,8 +42,12 @@
             'write.distribution-mode': 'none',
             'write.spark.fanout.enabled': 'true',
             'read.split.open-file-cost': '16777216',
+            'tsdedup.flat_columns': 'true',
         },
-        pre_hook="{{ tsdedup.missing_table_properties() }}",
+        pre_hook=[
+            "{{ tsdedup.missing_raw_columns() }}",
+            "{{ tsdedup.missing_table_properties() }}",
+        ],
     )
 }}
 
@@ -140,7 +150,8 @@ written_files as (
         w.path,
         w.row_kind,
         w.measurement,
-        w.rows
+        w.rows,
+        w.point_columns
     from landed_files as f,
         lateral tsdedup_write_chunks(
             f.chunk_seq,
@@ -160,9 +171,18 @@ select
     path,
     row_kind,
     measurement,
-    rows
+    rows,
+    point_columns
 from written_files
 {%- else %}
+{#- The log's columns: those the table function added for its point
+    columns (decision 0025) read NULL in the rows of Spark's write. #}
+{%- set stored_columns = {} -%}
+{%- if execute and is_incremental() and files -%}
+    {%- for column in adapter.get_columns_in_relation(this) -%}
+        {%- do stored_columns.update({column.name: column.dtype}) -%}
+    {%- endfor -%}
+{%- endif %}
 
 chunk_rows as (
     select
@@ -183,6 +203,7 @@ chunk_rows as (
         r.reject_reason,
         r.column_name,
         r.column_type,
+        cast(null as string) as flat_column,
         r.lines_read,
         if(r.row_kind = 'chunk', f.source_path, null) as source_path,
         if(r.row_kind = 'chunk', f.source_bytes, null) as source_bytes,
@@ -216,11 +237,16 @@ select
     reject_reason,
     column_name,
     column_type,
+    flat_column,
     lines_read,
     source_path,
     source_bytes,
     source_modified_at,
     content_sha256,
+    {%- for name, data_type in stored_columns.items() if name not in model['columns'] %}
+    {#- A point column of the table function's runs; Spark's write keeps the maps alone. #}
+    cast(null as {{ data_type }}) as {{ tsdedup.quote_identifier(name) }},
+    {%- endfor %}
     cast({{ tsdedup.string_literal(run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')) }} as timestamp) as ingested_at,
     {{ tsdedup.string_literal(invocation_id) }} as invocation_id
 from chunk_rows

@@ -92,14 +92,25 @@ def test_every_format_loads_and_bad_lines_are_rejected_with_reasons(workspace: W
         "where p.measurement = 'untimed'",
     )
     assert as_set(got, columns) == as_set(expected.rows("mixed"), columns)
-    # The first build tests each point's keys only in the maps of the types some
-    # chunk writes in conflict: `value` as a string, so the string fields' map.
-    built = (ws.project / "target/run/tsdedup/models/measurements/mixed.sql").read_text(
-        encoding="utf-8"
-    )
+    # The first build reads the raw log's flat columns (decision 0025), and a
+    # point that writes `value` as a string has a value in that pair's column.
+    built_path = ws.project / "target/run/tsdedup/models/measurements/mixed.sql"
+    built = built_path.read_text(encoding="utf-8")
+    assert "p.`float__value` as `value`" in built and "p.`tag__host` as `host`" in built
+    assert "and p.`string__value` is null" in built
+    assert "fields_" not in built and "tags[" not in built
+    # Reading the maps instead gives the same table. A rebuild from the maps
+    # tests each point's keys only in the maps of the types some chunk writes
+    # in conflict: `value` as a string, so the string fields' map.
+    ws.tsdedup(
+        "run", "--select", "mixed", "--full-refresh", "--vars", "{tsdedup_read_flat_columns: false}"
+    ).check()
+    built = built_path.read_text(encoding="utf-8")
     assert "and (fields_string is null or size(fields_string) = 0)" in built
     assert "-- no chunk writes a tag, float, integer, unsigned, boolean column with" in built
     assert "map_keys(" not in built and "size(fields_int)" not in built
+    (from_maps,) = ws.sql(select_rows("mixed", columns))
+    assert as_set(from_maps, columns) == as_set(got, columns)
     assert len(untimed) == 1
     assert untimed[0]["time_from_ingest"] is True
     assert untimed[0]["time_ns"] == untimed[0]["ingest_us"] * 1000

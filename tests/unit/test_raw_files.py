@@ -112,7 +112,7 @@ def test_a_task_writes_one_file_per_partition_for_all_its_chunks(
         )
         assert rows == []
     written = list(function.terminate())
-    partitions = sorted((kind, measurement, rows) for _, kind, measurement, rows in written)
+    partitions = sorted((f.row_kind, f.measurement, f.rows) for f in written)
     assert partitions == [
         ("chunk", None, 2),
         ("column", "m", 4),
@@ -121,18 +121,23 @@ def test_a_task_writes_one_file_per_partition_for_all_its_chunks(
         ("point", "n", 1),
         ("reject", None, 1),
     ]
-    for path, kind, measurement, rows in written:
+    for path, kind, measurement, rows, point_columns in written:
         assert Path(path).parent.relative_to(tmp_path / "out") == Path(
             partition_dir(kind, measurement)
         )
         table = pq.read_table(path)
-        assert table.schema.names == STORED_SCHEMA.names and len(table) == rows
-    (points,) = [pq.read_table(p) for p, kind, m, _ in written if (kind, m) == ("point", "m")]
+        flat = ["float__v double", "tag__host string"] if kind == "point" else []
+        assert table.schema.names == STORED_SCHEMA.names + [c.split()[0] for c in flat]
+        assert sorted(point_columns.split(";") if point_columns else []) == flat
+        assert len(table) == rows
+    (points,) = [
+        pq.read_table(f.path) for f in written if (f.row_kind, f.measurement) == ("point", "m")
+    ]
     assert points.column("chunk_seq").to_pylist() == [1, 2]
     # add_files takes each file's bounds from its statistics: scans of the new
     # chunks only skip the older files by their chunk_seq bounds
     # (rows wait for a whole row group, unless the group is one row)
-    (points_path,) = [p for p, kind, m, _ in written if (kind, m) == ("point", "m")]
+    (points_path,) = [f.path for f in written if (f.row_kind, f.measurement) == ("point", "m")]
     metadata = pq.ParquetFile(points_path).metadata
     assert metadata.num_row_groups == (2 if row_group_rows == 1 else 1)
     column = STORED_SCHEMA.names.index("chunk_seq")

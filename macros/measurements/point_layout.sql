@@ -1,0 +1,48 @@
+{#
+    Where a measurement's points keep their values (decision 0025), from the
+    column rows of its chunks after `after_chunk` (all of them when 0): each
+    column (type and name) the chunks write, and the raw log's flat column
+    that holds it. Returns {'tag': {name: flat column}, 'float': {...}, ...},
+    or none when some chunk keeps a column in its maps only (Spark's write,
+    a chunk stored before flat columns, a name too long for one): the model
+    then reads every point from the maps. One query on the column rows, a
+    few per chunk; no point is read. The raw log is read itself, not
+    stg_columns, whose view a run that selects the measurement alone may
+    not have brought up to date. A log whose pre-hook had not added
+    `flat_column` (missing_raw_columns) when the run started is read from
+    the maps.
+#}
+{% macro point_layout(measurement_name, after_chunk=0) %}
+    {%- set raw = ref('raw_chunks') -%}
+    {%- set cached = adapter.get_relation(raw.database, raw.schema, raw.identifier) -%}
+    {#- (A log this run created has no information cached, and the column.) -#}
+    {%- if cached is none or (cached.information and 'tsdedup.flat_columns=true' not in cached.information) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set sql -%}
+        select
+            c.column_type,
+            c.column_name,
+            min(c.flat_column) as flat_column,
+            count(*) - count(c.flat_column) as chunks_without,
+            count(distinct c.flat_column) as flat_columns
+        from {{ raw }} as c
+        left anti join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
+            on c.chunk_seq = r.chunk_seq
+        where
+            c.row_kind = 'column'
+            and c.measurement = {{ tsdedup.string_literal(measurement_name) }}
+            {%- if after_chunk %}
+            and c.chunk_seq > {{ after_chunk }}
+            {%- endif %}
+        group by c.column_type, c.column_name
+    {%- endset -%}
+    {%- set layout = {} -%}
+    {%- for row in run_query(sql).rows -%}
+        {%- if row['chunks_without'] > 0 or row['flat_columns'] != 1 -%}
+            {{ return(none) }}
+        {%- endif -%}
+        {%- do layout.setdefault(row['column_type'], {}).update({row['column_name']: row['flat_column']}) -%}
+    {%- endfor -%}
+    {{ return(layout) }}
+{% endmacro %}
