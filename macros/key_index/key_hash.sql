@@ -9,15 +9,20 @@
 
         tsdedup.key_hash(tags_map='p.tags')            -- a point
         tsdedup.key_hash(tag_columns=['host', 'rack'])  -- a table row
+        tsdedup.key_hash(tag_expressions={'host': 'p.`tag__host`'})  -- flat columns
 #}
-{% macro key_hash(tags_map=none, tag_columns=none, time_column='time_ns') %}
+{% macro key_hash(tags_map=none, tag_columns=none, time_column='time_ns', tag_expressions=none) %}
     {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
+    {%- set expressions = dict(tag_expressions or {}) -%}
+    {%- for tag in tag_columns or [] -%}
+        {%- do expressions.update({tag: tsdedup.quote_identifier(tag)}) -%}
+    {%- endfor -%}
     {%- if tags_map is not none -%}
         {%- set entries = 'coalesce(sort_array(map_entries(' ~ tags_map ~ ')), ' ~ no_tags ~ ')' -%}
-    {%- elif tag_columns -%}
+    {%- elif expressions -%}
         {%- set items = [] -%}
-        {%- for tag in tag_columns | sort(case_sensitive=true) -%}
-            {%- set column = tsdedup.quote_identifier(tag) -%}
+        {%- for tag in expressions.keys() | sort(case_sensitive=true) -%}
+            {%- set column = expressions[tag] -%}
             {%- do items.append('if(' ~ column ~ ' is null, null, named_struct(\'key\', ' ~ tsdedup.string_literal(tag) ~ ', \'value\', ' ~ column ~ '))') -%}
         {%- endfor -%}
         {%- set entries = 'array(' ~ items | join(', ') ~ ')' -%}

@@ -6,6 +6,8 @@
     those chunks are added; otherwise the table's index is replaced by the
     keys of the table, in one commit (a static overwrite of the table's
     partitions: a crash leaves the old index or the new one, never none).
+    New keys are read from the raw log's flat columns when every chunk has
+    them (point_layout), else from the tag maps.
     Each table has its own index rows, also two tables of one measurement.
     Runs trust the index only once record_measurement_state has marked it
     current, so a crash in between costs a rebuild, never a wrong answer.
@@ -29,6 +31,7 @@
         {%- if not days -%}
             {{ return([]) }}
         {%- endif -%}
+        {%- set layout = tsdedup.point_layout(measurement_name, start) -%}
         {%- set sql -%}
 insert into {{ index }}
 select distinct
@@ -37,12 +40,16 @@ select distinct
     new_keys.key_hash
 from (
     select
-        to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day,
-        {{ tsdedup.key_hash(tags_map='tags') }} as key_hash
-    from {{ tsdedup.model_relation('stg_points') }}
+        to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
+        {{ tsdedup.point_key_hash(layout) }} as key_hash
+    {%- if layout is none %}
+    from {{ tsdedup.model_relation('stg_points') }} as p
     where
-        measurement = {{ measurement }}
-        and chunk_seq > {{ start }} and chunk_seq <= {{ last }}
+        p.measurement = {{ measurement }}
+    {%- else %}
+{{ tsdedup.raw_point_rows(measurement_name) | indent(4, first=true) }}
+    {%- endif %}
+        and p.chunk_seq > {{ start }} and p.chunk_seq <= {{ last }}
 ) as new_keys
 left anti join (
     select partition_day, key_hash

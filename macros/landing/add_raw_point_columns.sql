@@ -1,25 +1,49 @@
 {#
     Before add_files commits a run's data files (write mode `files`): the
-    columns the raw log lacks and the files have, added in one `alter table`
-    (metadata only). `point_columns` is what each written file names
-    (`tag__host string;float__usage_user double`, decision 0025). A run
-    that dies after the alter leaves empty columns, which the next run finds
-    present.
+    point columns the files bring and the raw log lacks, added in one
+    metadata-only `alter table` (decision 0025). Every column widens the
+    table's name mapping, which the metastore stores as one value of at most
+    `tsdedup_raw_schema_limit` characters, so a measurement's new columns
+    are added all together when they fit and not at all when they do not:
+    its points are then read from the maps, which hold every value anyway.
+    `written` is the write's result (measurement, point_columns per file).
 #}
-{% macro add_raw_point_columns(relation, point_columns) %}
+{% macro add_raw_point_columns(relation, written) %}
+    {%- set limit = var('tsdedup_raw_schema_limit', 30000) -%}
     {%- set stored = [] -%}
+    {%- set state = namespace(size=0) -%}
     {%- for column in adapter.get_columns_in_relation(relation) -%}
         {%- do stored.append(column.name | lower) -%}
+        {%- set state.size = state.size + tsdedup.name_mapping_size(column.name, column.data_type) -%}
     {%- endfor -%}
-    {%- set missing = {} -%}
-    {%- for listed in point_columns if listed -%}
-        {%- for pair in listed.split(';') -%}
+    {%- set by_measurement = {} -%}
+    {%- for row in written.rows if row['point_columns'] -%}
+        {%- for pair in row['point_columns'].split(';') -%}
             {%- set name, data_type = pair.split(' ', 1) -%}
             {%- if name | lower not in stored -%}
-                {%- do missing.update({name: data_type}) -%}
+                {%- do by_measurement.setdefault(row['measurement'], {}).update({name: data_type}) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endfor -%}
+    {%- set missing = {} -%}
+    {%- set left_out = [] -%}
+    {%- for measurement, columns in by_measurement | dictsort -%}
+        {%- set size = namespace(value=0) -%}
+        {%- for name, data_type in columns.items() if name not in missing -%}
+            {%- set size.value = size.value + tsdedup.name_mapping_size(name, data_type) -%}
+        {%- endfor -%}
+        {%- if state.size + size.value <= limit -%}
+            {%- do missing.update(columns) -%}
+            {%- set state.size = state.size + size.value -%}
+        {%- else -%}
+            {%- do left_out.append(measurement) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if left_out -%}
+        {{ log(relation ~ ': the flat columns of ' ~ (left_out | length) ~ ' measurement(s) would outgrow '
+            ~ 'the metastore (tsdedup_raw_schema_limit = ' ~ limit ~ ' characters); their points are read '
+            ~ 'from the maps: ' ~ (left_out[:5] | join(', ')) ~ (', ...' if left_out | length > 5 else ''), info=true) }}
+    {%- endif -%}
     {%- if missing -%}
         {%- call statement('add_raw_point_columns') -%}
             alter table {{ relation }} add columns (

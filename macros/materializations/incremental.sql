@@ -39,7 +39,7 @@
         {{ log(this ~ ': ' ~ (written.rows | length) ~ ' data files written, '
             ~ (written.columns['rows'].values() | sum) ~ ' rows', info=false) }}
         {%- if written.rows | length > 0 -%}
-            {{ tsdedup.add_raw_point_columns(this, written.columns['point_columns'].values()) }}
+            {{ tsdedup.add_raw_point_columns(this, written) }}
         {%- endif -%}
         {%- call statement('main') -%}
             call spark_catalog.system.add_files(

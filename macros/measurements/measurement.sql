@@ -51,11 +51,12 @@
             ~ " must be materialized as 'measurement', not '" ~ config.get('materialized') ~ "'") %}
     {%- endif -%}
     {%- set points_relation = ref('stg_points') -%}
-    {#- The flat columns are read from the raw log itself (see new_points); a
-        dbt unit test pins its columns and reads stg_points' fixture rows. -#}
+    {#- The flat columns are read from the raw log itself (raw_point_rows), on
+        which the model so depends; a dbt unit test pins its columns and
+        reads stg_points' fixture rows. -#}
     {%- if not execute or config.get('materialized') != 'unit' -%}
-        {%- set raw_relation = ref('raw_chunks') -%}
-        {%- set retracted_relation = source('tsdedup_runs', 'retracted_chunks') -%}
+        {%- do ref('raw_chunks') -%}
+        {%- do source('tsdedup_runs', 'retracted_chunks') -%}
     {%- endif -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
@@ -163,8 +164,9 @@
     flat column, and is left out by it. -#}
 {%- set layout = none -%}
 {%- set conflicting = [] -%}
-{%- if execute and merge.mode != 'none' and var('tsdedup_read_flat_columns', true)
-    and measurement_name not in var('tsdedup_columns', {}) -%}
+{%- if merge.active and merge.mode != 'replace' and 'layout' in plan -%}
+    {%- set layout = plan['layout'] -%}
+{%- elif merge.mode != 'none' -%}
     {%- set layout = tsdedup.point_layout(
         measurement_name, merge.after_chunk if merge.active and merge.mode != 'replace' else 0) -%}
 {%- endif -%}
@@ -203,12 +205,7 @@ with new_points as (
         measurement = {{ tsdedup.string_literal(measurement_name) }}
     {%- else %}
     {#- stg_points' rows, with the flat columns its view does not list. #}
-    from {{ raw_relation }} as p
-    left anti join {{ retracted_relation }} as r
-        on p.chunk_seq = r.chunk_seq
-    where
-        p.row_kind = 'point'
-        and p.measurement = {{ tsdedup.string_literal(measurement_name) }}
+    {{ tsdedup.raw_point_rows(measurement_name) }}
     {%- endif %}
         {%- if merge.mode == 'replace' %}
         {#- Every point of the days rebuilt, whatever its chunk. #}

@@ -34,7 +34,9 @@
     `state` is the table's state record (read_measurement_state).
     Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
     'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates],
-    'key_times': [min, max] | none}.
+    'key_times': [min, max] | none, 'layout': point_layout's answer for the
+    new chunks, when the key check asked it (it reads their tags from the
+    flat columns when it can), else absent}.
     `overlapping_days` are the partitions that may hold a new key. `key_times`,
     when the key index was asked, is the time_ns range of the new points whose
     key it may hold: no stored row outside it can share a key with a new point,
@@ -97,16 +99,22 @@
     {%- endfor -%}
     {%- if overlapping_in_time and index_current -%}
         {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
+        {%- set layout = tsdedup.point_layout(measurement_name, after_chunk) -%}
+        {%- do plan.update({'layout': layout}) -%}
         {%- set key_sql -%}
         with new_keys as (
             select
-                to_date({{ tsdedup.time_from_ns('time_ns') }}) as partition_day,
-                time_ns,
-                {{ tsdedup.key_hash(tags_map='tags') }} as key_hash
-            from {{ points_relation }}
+                to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
+                p.time_ns,
+                {{ tsdedup.point_key_hash(layout) }} as key_hash
+            {%- if layout is none %}
+            from {{ points_relation }} as p
             where
-                measurement = {{ tsdedup.string_literal(measurement_name) }}
-                and chunk_seq > {{ after_chunk }}
+                p.measurement = {{ tsdedup.string_literal(measurement_name) }}
+            {%- else %}
+        {{ tsdedup.raw_point_rows(measurement_name) | indent(8) }}
+            {%- endif %}
+                and p.chunk_seq > {{ after_chunk }}
         )
 
         select

@@ -4,15 +4,21 @@
     column (type and name) the chunks write, and the raw log's flat column
     that holds it. Returns {'tag': {name: flat column}, 'float': {...}, ...},
     or none when some chunk keeps a column in its maps only (Spark's write,
-    a chunk stored before flat columns, a name too long for one): the model
+    a chunk stored before flat columns, a name too long for one, a column
+    the log's schema had no room for): the model
     then reads every point from the maps. One query on the column rows, a
     few per chunk; no point is read. The raw log is read itself, not
     stg_columns, whose view a run that selects the measurement alone may
     not have brought up to date. A log whose pre-hook had not added
     `flat_column` (missing_raw_columns) when the run started is read from
-    the maps.
+    the maps, and so is every point when `tsdedup_read_flat_columns` is
+    false or the measurement's columns are pinned (`tsdedup_columns`).
 #}
 {% macro point_layout(measurement_name, after_chunk=0) %}
+    {%- if not execute or not var('tsdedup_read_flat_columns', true)
+        or measurement_name in var('tsdedup_columns', {}) -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- set raw = ref('raw_chunks') -%}
     {%- set cached = adapter.get_relation(raw.database, raw.schema, raw.identifier) -%}
     {#- (A log this run created has no information cached, and the column.) -#}
@@ -44,5 +50,15 @@
         {%- endif -%}
         {%- do layout.setdefault(row['column_type'], {}).update({row['column_name']: row['flat_column']}) -%}
     {%- endfor -%}
+    {#- A measurement whose columns did not fit in the log's schema
+        (add_raw_point_columns) has them in its files only. -#}
+    {%- if layout -%}
+        {%- set stored = adapter.get_columns_in_relation(raw) | map(attribute='name') | map('lower') | list -%}
+        {%- for flat_columns in layout.values() -%}
+            {%- for flat_column in flat_columns.values() if flat_column | lower not in stored -%}
+                {{ return(none) }}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endif -%}
     {{ return(layout) }}
 {% endmacro %}

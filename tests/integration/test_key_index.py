@@ -32,11 +32,13 @@ def chunk(hosts: list[str], value: float, rack: str | None = None, day: int = 0)
     )
 
 
-def land_and_run(ws: Workspace, landed: list[tuple[str, bytes]], name: str, text: str) -> str:
+def land_and_run(
+    ws: Workspace, landed: list[tuple[str, bytes]], name: str, text: str, *args: str
+) -> str:
     """Land a file (remembered in `landed`, for the reference) and run."""
     landed.append((name, text.encode()))
     ws.land(name, text)
-    return ws.tsdedup("run").check().stdout
+    return ws.tsdedup("run", *args).check().stdout
 
 
 def rows(ws: Workspace) -> tuple[list[dict[str, object]], ...]:
@@ -59,6 +61,13 @@ def key_index_update(ws: Workspace) -> str:
     log = dbt_log(ws)
     start = log.rindex("insert into tsdedup.key_index")
     return log[start : log.index("known.key_hash", start)]
+
+
+def key_check(ws: Workspace) -> str:
+    """The query the last run asked the key index which new keys it may hold."""
+    log = dbt_log(ws)
+    start = log.rindex("with new_keys as (")
+    return log[start : log.index("left semi join", start)]
 
 
 # The index's keys written out independently of tsdedup.key_hash (a lambda
@@ -93,8 +102,8 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     ws.add_measurement_model("idx", "idx")
     landed: list[tuple[str, bytes]] = []
 
-    def deliver(name: str, text: str) -> str:
-        return land_and_run(ws, landed, name, text)
+    def deliver(name: str, text: str, *args: str) -> str:
+        return land_and_run(ws, landed, name, text, *args)
 
     deliver("1.lp", chunk(["h1", "h2"], 1.0))
     table, files, index = rows(ws)
@@ -124,10 +133,16 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     assert index == [{"n": 60, "distinct_keys": 60}]
     # Only the index partition of the day the chunk touched was read for it.
     update = key_index_update(ws)
-    assert "and chunk_seq > 2 and chunk_seq <= 3" in update
+    assert "and p.chunk_seq > 2 and p.chunk_seq <= 3" in update
     assert "partition_day in (date'2026-11-01')" in update
-    # The keys added from the new points' tag maps (rack absent for most hosts)
-    # are the keys of the table's rows.
+    # The plan's key check and the index update read the new points' tags
+    # from the raw log's flat columns (decision 0025), not from their maps:
+    # the tags the new chunk writes (host; rack is in older chunks only).
+    for statement in (update, key_check(ws)):
+        assert "p.`tag__host`" in statement
+        assert "map_entries" not in statement and "tag__rack" not in statement
+    # The keys added from the new points' flat tag columns (rack absent for
+    # most hosts) are the keys of the table's rows.
     from_points, from_table = index_and_table_keys(ws)
     assert from_points == from_table
     assert len(from_table) == 60
@@ -168,14 +183,22 @@ def test_new_keys_are_appended_known_keys_merged_and_a_stale_index_rebuilt(
     # A backfill with known keys, as many new points as the day's data files
     # hold rows (70, replaced rows included), overwrites the day; the keys it
     # adds to the index are again the table's.
-    out = deliver("5.lp", chunk(["h1", "h2", "h3", "h4", "h5", "h7", "h8"], 5.0))
+    # This run reads the tag maps (the flat columns switched off): the same keys.
+    out = deliver(
+        "5.lp",
+        chunk(["h1", "h2", "h3", "h4", "h5", "h7", "h8"], 5.0),
+        "--vars",
+        "{tsdedup_read_flat_columns: false}",
+    )
     assert "idx: merging the chunks after chunk 4" in out
     assert "overwriting the touched partitions" in out
     table, _files, index = rows(ws)
     assert as_set(table) == as_set(expected_from_files(landed).rows("idx"))
     assert index == [{"n": 90, "distinct_keys": 90}]
     update = key_index_update(ws)
-    assert "and chunk_seq > 4 and chunk_seq <= 5" in update
+    assert "and p.chunk_seq > 4 and p.chunk_seq <= 5" in update
+    for statement in (update, key_check(ws)):
+        assert "map_entries(p.tags)" in statement and "tag__" not in statement
     from_maps, from_table = index_and_table_keys(ws)
     assert from_maps == from_table
     assert len(from_table) == 90
@@ -202,8 +225,8 @@ def test_two_tables_of_one_measurement_keep_their_own_keys_and_an_old_index_is_r
     ws.add_measurement_model("idx_copy", "idx")
     landed: list[tuple[str, bytes]] = []
 
-    def deliver(name: str, text: str) -> str:
-        return land_and_run(ws, landed, name, text)
+    def deliver(name: str, text: str, *args: str) -> str:
+        return land_and_run(ws, landed, name, text, *args)
 
     def keys_per_table() -> list[dict[str, object]]:
         (counts,) = ws.sql(

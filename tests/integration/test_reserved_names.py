@@ -207,3 +207,14 @@ def test_internal_names_are_columns_like_any_other(workspace: Workspace) -> None
     assert "models: 1 error" in result.stdout
     (row,) = ws.sql("select * from tsdedup.wide")[0]
     assert {k: v for k, v in row.items() if k in wide} == wide
+    # Its 400 flat columns would outgrow the metastore's copy of the raw log's
+    # name mapping (decision 0025): the log leaves them out and says so, and
+    # the model reads the maps, which hold every value.
+    assert "the flat columns of 1 measurement(s) would outgrow the metastore" in result.stdout
+    assert "their points are read from the maps: wide" in result.stdout
+    (raw_columns,) = ws.sql("describe tsdedup.raw_chunks")
+    names = {r["col_name"] for r in raw_columns}
+    assert "float__field_000_" + "x" * 40 not in names
+    assert "tag__host" in names
+    built = (ws.project / "target/run/tsdedup/models/measurements/wide.sql").read_text("utf-8")
+    assert "fields_float[" in built and "float__" not in built
