@@ -42,13 +42,7 @@ from (
     select
         to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
         {{ tsdedup.point_key_hash(layout) }} as key_hash
-    {%- if layout is none %}
-    from {{ tsdedup.model_relation('stg_points') }} as p
-    where
-        p.measurement = {{ measurement }}
-    {%- else %}
-{{ tsdedup.raw_point_rows(measurement_name) | indent(4, first=true) }}
-    {%- endif %}
+    {{ tsdedup.point_rows(measurement_name, layout) | indent(4) }}
         and p.chunk_seq > {{ start }} and p.chunk_seq <= {{ last }}
 ) as new_keys
 left anti join (

@@ -51,7 +51,7 @@
             ~ " must be materialized as 'measurement', not '" ~ config.get('materialized') ~ "'") %}
     {%- endif -%}
     {%- set points_relation = ref('stg_points') -%}
-    {#- The flat columns are read from the raw log itself (raw_point_rows), on
+    {#- The flat columns are read from the raw log itself (point_rows), on
         which the model so depends; a dbt unit test pins its columns and
         reads stg_points' fixture rows. -#}
     {%- if not execute or config.get('materialized') != 'unit' -%}
@@ -97,7 +97,7 @@
             {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
             {%- set watermark = 0 -%}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, points_relation, measurement_name, watermark, state) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
         {#- Without a recorded watermark the table may hold any chunk: overwrite
@@ -205,7 +205,7 @@ with new_points as (
         measurement = {{ tsdedup.string_literal(measurement_name) }}
     {%- else %}
     {#- stg_points' rows, with the flat columns its view does not list. #}
-    {{ tsdedup.raw_point_rows(measurement_name) }}
+    {{ tsdedup.point_rows(measurement_name, layout) }}
     {%- endif %}
         {%- if merge.mode == 'replace' %}
         {#- Every point of the days rebuilt, whatever its chunk. #}

@@ -42,7 +42,7 @@
     key it may hold: no stored row outside it can share a key with a new point,
     so a row-level merge reads only the stored rows inside it.
 #}
-{% macro plan_measurement_write(relation, catalog_relation, points_relation, measurement_name, after_chunk, state) %}
+{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state) %}
     {%- if not execute -%}
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': [], 'key_times': none}) }}
     {%- endif -%}
@@ -107,13 +107,7 @@
                 to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
                 p.time_ns,
                 {{ tsdedup.point_key_hash(layout) }} as key_hash
-            {%- if layout is none %}
-            from {{ points_relation }} as p
-            where
-                p.measurement = {{ tsdedup.string_literal(measurement_name) }}
-            {%- else %}
-        {{ tsdedup.raw_point_rows(measurement_name) | indent(8) }}
-            {%- endif %}
+        {{ tsdedup.point_rows(measurement_name, layout) | indent(8) }}
                 and p.chunk_seq > {{ after_chunk }}
         )
 
