@@ -11,13 +11,14 @@
         tsdedup run-operation compact_raw_log --args '{min_files: 8, dry_run: true}'
 
     `min_files`: rewrite a partition only when it has at least this many data
-    files (default 2). `dry_run`: list what would be rewritten.
+    files (default 2). `dry_run`: list what would be rewritten. `quiet`: log
+    only a rewrite (raw_chunks runs it after each run, compact_raw_log_when_needed).
 #}
-{% macro compact_raw_log(min_files=2, dry_run=false) %}
+{% macro compact_raw_log(min_files=2, dry_run=false, quiet=false) %}
     {%- do tsdedup.validate_min_files('compact_raw_log', min_files) -%}
     {%- set raw = tsdedup.model_relation('raw_chunks') -%}
     {%- if adapter.get_relation(database=raw.database, schema=raw.schema, identifier=raw.identifier) is none -%}
-        {{ log("tsdedup: " ~ raw ~ " does not exist yet: nothing to compact", info=True) }}
+        {{ log("tsdedup: " ~ raw ~ " does not exist yet: nothing to compact", info=not quiet) }}
         {{ return('') }}
     {%- endif -%}
     {%- set candidates = run_query(
@@ -26,9 +27,9 @@
         ~ " where p.`partition`.row_kind <> 'point' and p.file_count >= " ~ min_files
         ~ ' order by 1, 2'
     ).rows -%}
-    {{ log("tsdedup: " ~ raw ~ ": " ~ candidates | length ~ " partition(s) of chunk, column or reject rows with " ~ min_files ~ " or more files", info=True) }}
+    {{ log("tsdedup: " ~ raw ~ ": " ~ candidates | length ~ " partition(s) of chunk, column or reject rows with " ~ min_files ~ " or more files", info=not quiet) }}
     {%- for row_kind, measurement, file_count in candidates -%}
-        {{ log("tsdedup: " ~ raw ~ " " ~ row_kind ~ " rows of " ~ (measurement if measurement is not none else "no measurement") ~ ": " ~ ("would rewrite " if dry_run else "") ~ file_count ~ " files", info=True) }}
+        {{ log("tsdedup: " ~ raw ~ " " ~ row_kind ~ " rows of " ~ (measurement if measurement is not none else "no measurement") ~ ": " ~ ("would rewrite " if dry_run else "") ~ file_count ~ " files", info=not quiet) }}
     {%- endfor -%}
     {%- if candidates and not dry_run -%}
         {%- set call -%}

@@ -26,7 +26,9 @@
 
     The table is merge-on-read: a matched row is marked deleted in a position
     delete file and written again, no stored data file is rewritten. Rows are
-    written in the days' shared sort key, set as the table's write order first.
+    written in the days' shared sort key, set as the table's write order first,
+    by the tasks that joined them (`write.merge.distribution-mode` none: no
+    exchange that would hand a day's rows to one task).
 
     `header` is the model's write-mode comment, e.g.
     `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`;
@@ -53,9 +55,16 @@
 
     {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
     {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns'], state) -%}
+    {#- Tables created before these properties were set (dbt_project.yml). -#}
+    {%- set missing = [] -%}
     {%- if not state['merge_on_read'] -%}
-        {#- Tables created before measurement tables were merge-on-read. -#}
-        {%- do run_query("alter table " ~ target ~ " set tblproperties ('write.merge.mode' = 'merge-on-read')") -%}
+        {%- do missing.append("'write.merge.mode' = 'merge-on-read'") -%}
+    {%- endif -%}
+    {%- if state['properties'].get('write.merge.distribution-mode') != 'none' -%}
+        {%- do missing.append("'write.merge.distribution-mode' = 'none'") -%}
+    {%- endif -%}
+    {%- if missing -%}
+        {%- do run_query("alter table " ~ target ~ " set tblproperties (" ~ missing | join(', ') ~ ")") -%}
     {%- endif -%}
 
 merge into {{ target }} as t

@@ -28,8 +28,9 @@
     reads the few small files of its new chunks one task each, on every core,
     instead of in one task; a full rebuild's files are larger and split as
     before. The small files of chunk, column and reject rows are read one task
-    each too, and each run adds some: `compact_raw_log` (maintenance) rewrites
-    them into one file per partition.
+    each too, and each run adds some: once a partition of them has
+    `tsdedup_raw_log_compact_files` files, the post-hook rewrites them into
+    one (compact_raw_log_when_needed).
 #}
 {{
     config(
@@ -48,6 +49,7 @@
             "{{ tsdedup.missing_raw_columns() }}",
             "{{ tsdedup.missing_table_properties() }}",
         ],
+        post_hook=["{{ tsdedup.compact_raw_log_when_needed() }}"],
     )
 }}
 
