@@ -47,6 +47,16 @@ def counts(files: list[dict[str, object]]) -> dict[tuple[object, object], int]:
     return found
 
 
+def per_partition(point_files: int, bookkeeping_files: int) -> dict[tuple[object, object], int]:
+    """Files per raw log partition: `disk`'s points, chunk, column and reject rows."""
+    return {
+        ("point", "disk"): point_files,
+        ("chunk", None): bookkeeping_files,
+        ("column", "disk"): bookkeeping_files,
+        ("reject", None): bookkeeping_files,
+    }
+
+
 def test_runs_compact_the_bookkeeping_files_once_a_partition_has_enough(
     workspace: Workspace,
 ) -> None:
@@ -57,23 +67,15 @@ def test_runs_compact_the_bookkeeping_files_once_a_partition_has_enough(
         run = ws.tsdedup("run", "--select", "raw_chunks", *compact_at_3).check()
         assert "files rewritten into" not in run.stdout
     (files_2,) = ws.sql(FILES_SQL)
-    assert counts(files_2) == {
-        ("point", "disk"): 2,
-        ("chunk", None): 2,
-        ("column", "disk"): 2,
-        ("reject", None): 2,
-    }, "each run added one file per partition"
+    assert counts(files_2) == per_partition(2, 2), "each run added one file per partition"
 
     ws.land("0003.lp", chunk(3))
     run = ws.tsdedup("run", "--select", "raw_chunks", *compact_at_3).check()
     assert "tsdedup: tsdedup.raw_chunks: 9 files rewritten into 3" in run.stdout, run.stdout
     rows_3, files_3 = ws.sql(ROWS_SQL, FILES_SQL)
-    assert counts(files_3) == {
-        ("point", "disk"): 3,
-        ("chunk", None): 1,
-        ("column", "disk"): 1,
-        ("reject", None): 1,
-    }, "one file per partition of bookkeeping rows; point files as they were"
+    assert counts(files_3) == per_partition(3, 1), (
+        "one file per partition of bookkeeping rows; point files as they were"
+    )
     kinds = [str(r["row_kind"]) for r in rows_3]
     assert (kinds.count("point"), kinds.count("chunk"), kinds.count("reject")) == (6, 3, 3)
     assert {f["file_path"] for f in files_2 if f["row_kind"] == "point"} < {
