@@ -53,6 +53,8 @@
     )
 }}
 
+{#- The post-hook's setting, checked before anything is ingested. -#}
+{%- do tsdedup.raw_log_compact_files() -%}
 {%- set registry = this if is_incremental() else none -%}
 {%- set files = tsdedup.new_landed_files(registry) -%}
 {%- set ingest_time_ns = (run_started_at.timestamp() | int) * 1000000000 + run_started_at.microsecond * 1000 -%}

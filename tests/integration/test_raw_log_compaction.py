@@ -94,6 +94,20 @@ def test_runs_compact_the_bookkeeping_files_once_a_partition_has_enough(
         (f"h{i}", used, free) for i in (1, 2, 3, 4) for used, free in ((i, None), (None, i + 0.5))
     ]
 
+    # A setting that is not a number of files stops the run, naming the var,
+    # before anything is ingested.
+    ws.land("0005.lp", chunk(5))
+    for bad in ("1", "'often'", "2.5"):
+        refused = ws.tsdedup(
+            "run", "--select", "raw_chunks", "--vars", f"{{tsdedup_raw_log_compact_files: {bad}}}"
+        )
+        assert refused.code != 0
+        assert "var tsdedup_raw_log_compact_files must be 0 (never compact) or a whole number" in (
+            refused.stdout + refused.stderr
+        )
+    (chunks,) = ws.sql("select max(chunk_seq) as last from tsdedup.raw_chunks")
+    assert chunks == [{"last": 4}]
+
     # The folder was listed with large splits; the session's setting is back.
     (setting,) = ws.sql("set spark.sql.files.maxPartitionBytes")
     assert setting[0]["value"] == "134217728b"
