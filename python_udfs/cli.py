@@ -17,10 +17,8 @@ process; dbt-spark's session method picks that session up.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -119,27 +117,13 @@ def start_spark(
     started = time.monotonic()
     short = f"; a short-lived JVM: {jvm.reason}" if jvm and jvm.short else ""
     status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')}{short})")
-    # dbt's modules (about 1.4 s of imports) load while the JVM starts.
-    preload = threading.Thread(target=_import_quietly, args=("dbt.cli.main",)) if warm else None
-    if preload is not None:
-        preload.start()
-    spark = build_session(conf)
-    if preload is not None:
-        preload.join()
+    spark = build_session(conf, preload_modules=("dbt.cli.main",) if warm else ())
     if not conf.get("spark.master", "").startswith("local"):
         ship_udfs(spark)
     status(f"Spark started in {time.monotonic() - started:.1f} s")
     if warm:
         warm_up.start_warm_up(spark, target_schema(args), os.environ["TSDEDUP_LANDING"])
     return spark
-
-
-def _import_quietly(module: str) -> None:
-    """Import ``module`` ahead of its use; a failure shows where it is used."""
-    try:
-        importlib.import_module(module)
-    except Exception:  # the import where it is used reports it
-        sys.modules.pop(module, None)
 
 
 def _active_spark() -> object | None:

@@ -93,13 +93,14 @@
         one task per 25 or so files of a megabyte. With splits as large as
         the folder, it lists in one task per core. -#}
     {%- set split_setting = 'spark.sql.files.maxPartitionBytes' -%}
+    {%- set listing_split = '1099511627776' -%}
     {%- set split_size = run_query('set ' ~ split_setting).columns[1].values()[0] -%}
-    {%- if split_size.startswith('1099511627776') -%}
+    {%- if split_size.startswith(listing_split) -%}
         {#- Left by a listing that failed (a resident engine keeps its session):
             Spark's default. -#}
         {%- set split_size = '134217728b' -%}
     {%- endif -%}
-    {%- do run_query('set ' ~ split_setting ~ ' = 1099511627776') -%}
+    {%- do run_query('set ' ~ split_setting ~ ' = ' ~ listing_split) -%}
     {%- set listed = run_query(listing_sql) -%}
     {%- do run_query('set ' ~ split_setting ~ ' = ' ~ split_size) -%}
 

@@ -56,15 +56,12 @@
     {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
     {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns'], state) -%}
     {#- Tables created before these properties were set (dbt_project.yml). -#}
-    {%- set missing = [] -%}
-    {%- if not state['merge_on_read'] -%}
-        {%- do missing.append("'write.merge.mode' = 'merge-on-read'") -%}
-    {%- endif -%}
-    {%- if state['properties'].get('write.merge.distribution-mode') != 'none' -%}
-        {%- do missing.append("'write.merge.distribution-mode' = 'none'") -%}
-    {%- endif -%}
-    {%- if missing -%}
-        {%- do run_query("alter table " ~ target ~ " set tblproperties (" ~ missing | join(', ') ~ ")") -%}
+    {%- set merge_properties = tsdedup.set_properties_if_changed(target, state['properties'], {
+        'write.merge.mode': 'merge-on-read',
+        'write.merge.distribution-mode': 'none',
+    }) -%}
+    {%- if merge_properties -%}
+        {%- do run_query(merge_properties) -%}
     {%- endif -%}
 
 merge into {{ target }} as t

@@ -8,14 +8,13 @@
       retraction_seq             the last retraction applied
       key_index_chunk_seq        the index holds the keys up to this chunk (or none)
       key_index_snapshot_id      ... of this snapshot of the table (or none)
-      snapshot_id, merge_on_read, write_ordered, properties   what Iceberg says
+      snapshot_id, write_ordered, properties   what Iceberg says
 #}
 {% macro read_measurement_state(relation) %}
     {%- set properties = tsdedup.table_properties(relation) -%}
     {%- set keys = tsdedup.measurement_state_properties() -%}
     {%- set state = {
         'snapshot_id': properties.get('current-snapshot-id', 'none'),
-        'merge_on_read': properties.get('write.merge.mode') == 'merge-on-read',
         'write_ordered': 'sort-order' in properties,
         'properties': properties,
     } -%}

@@ -143,7 +143,9 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
     monkeypatch.setenv("TSDEDUP_HOME", str(home))
     monkeypatch.delenv("TSDEDUP_TARGET", raising=False)
     started: list[dict[str, str]] = []
-    monkeypatch.setattr("python_udfs.spark_session.build_session", started.append)
+    monkeypatch.setattr(
+        "python_udfs.spark_session.build_session", lambda conf, **_: started.append(conf)
+    )
     monkeypatch.setattr(cli.jvm_archive, "options", lambda: ["-XX:SharedArchiveFile=a.jsa"])
     mode = jvm_mode.JvmMode(True, "0.0 MB landed since the last run")
     cli.start_spark(["run"], jvm=mode)
