@@ -39,9 +39,10 @@ from python_udfs.line_protocol import (
 )
 
 CHUNK_PRECISIONS = ("ns", "us", "ms", "s")
-# Every measurement table has the columns `time` and `time_ns`, and Iceberg
-# names its day partition field `time_day`, which no column may share.
-RESERVED_COLUMNS = frozenset({"time", "time_ns", "time_day"})
+# Every measurement table has the columns `time`, `time_ns` and `series_hash`
+# (decision 0026), and Iceberg names its day partition field `time_day`, which
+# no column may share.
+RESERVED_COLUMNS = frozenset({"time", "time_ns", "series_hash", "time_day"})
 # Spark's name for a partition without a value: a measurement of this name
 # could not be told from none in the raw log's partition folders (decision 0021).
 RESERVED_MEASUREMENT = "__HIVE_DEFAULT_PARTITION__"

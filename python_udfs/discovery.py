@@ -165,8 +165,8 @@ def table_model(measurement: str) -> dict[str, Any]:
         "description": (
             f"`{measurement}`, discovered in the data (no model file declares it), "
             "deduplicated: one row per tag set and nanosecond timestamp; per field, the last "
-            "non-null value in ingestion order. Columns: one per tag and field, `time` and "
-            "`time_ns`."
+            "non-null value in ingestion order. Columns: one per tag and field, `time`, "
+            "`time_ns` and `series_hash` (a hash of the tags)."
         ),
         "config": {"meta": {DISCOVERED_META: True}},
         "data_tests": ["no_duplicate_points", "sort_keys_match_columns", "rows_match_raw_keys"],

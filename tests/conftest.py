@@ -27,7 +27,7 @@ SLOWEST_FIRST = (
     "integration/test_retract.py",
     "integration/test_sort_keys.py",
     "integration/test_ingest_transport.py",
-    "integration/test_key_index.py",
+    "integration/test_series_hash.py",
     "integration/test_dedup_sql.py",
 )
 

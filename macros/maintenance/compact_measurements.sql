@@ -29,7 +29,7 @@
         ).rows -%}
         {{ log("tsdedup: " ~ table.model ~ ": " ~ candidates | length ~ " day partition(s) with " ~ min_files ~ " or more files or with deleted rows", info=True) }}
         {%- set before = tsdedup.read_measurement_state(table.relation) -%}
-        {%- set index_was_current = before['key_index_snapshot_id'] == before['snapshot_id'] -%}
+        {%- set record_was_current = before['written_snapshot_id'] == before['snapshot_id'] -%}
         {%- for day, file_count, partition_key_json in candidates -%}
             {%- set order = [] -%}
             {%- for column in (fromjson(partition_key_json) if partition_key_json else ['time']) -%}
@@ -63,12 +63,13 @@ call {{ catalog }}.system.rewrite_data_files(
                 ~ tsdedup.string_literal(table.relation | string) ~ ", options => map('rewrite-all', 'true'))").rows[0] -%}
             {{ log("tsdedup: " ~ table.model ~ ": " ~ outcome[0] ~ " delete files rewritten into " ~ outcome[1], info=True) }}
         {%- endif -%}
-        {%- if candidates and not dry_run and index_was_current -%}
-            {#- Compaction moves rows between files, never keys: the key index
-                still describes the table, now as of the compacted snapshot. -#}
+        {%- if candidates and not dry_run and record_was_current -%}
+            {#- Compaction moves rows between files and leaves their series
+                hashes as they were: the state record vouches for the
+                compacted snapshot too (decision 0026). -#}
             {%- set after = tsdedup.read_measurement_state(table.relation) -%}
             {%- set record_sql = tsdedup.set_properties_if_changed(table.relation, after['properties'], {
-                tsdedup.measurement_state_properties()['key_index_snapshot_id']: after['snapshot_id'],
+                tsdedup.measurement_state_properties()['written_snapshot_id']: after['snapshot_id'],
             }) -%}
             {%- if record_sql -%}
                 {%- do run_query(record_sql) -%}

@@ -9,7 +9,7 @@
         tsdedup run-operation expire_snapshots --args '{retain_days: 30}'
 
     Applies to every Iceberg table of the project (raw chunks, catalog,
-    measurement tables, run statistics, key index), or to the models in `models`.
+    measurement tables, run statistics), or to the models in `models`.
 #}
 {% macro expire_snapshots(retain_days=7, retain_last=1, models=none) %}
     {%- if retain_days is not number or retain_days < 0 -%}

@@ -1,7 +1,7 @@
 {#
     The Iceberg tables that maintenance operations apply to: every table,
     incremental or measurement model of this project that exists (raw chunks, catalog,
-    measurement tables), plus run_statistics and key_index; or only the models
+    measurement tables), plus run_statistics; or only the models
     named in `models` (a name or a list).
 #}
 {% macro maintained_relations(models=none) %}
@@ -19,7 +19,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- if models is none -%}
-        {%- for relation in [tsdedup.run_statistics_relation(), tsdedup.key_index_relation()] -%}
+        {%- for relation in [tsdedup.run_statistics_relation()] -%}
             {%- if adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none -%}
                 {%- do tables.append(relation) -%}
             {%- endif -%}

@@ -1,9 +1,11 @@
 {#
     The materialization of measurement tables (`materialized='measurement'`).
 
-      - first build and full refresh: one `create or replace table ... as
-        select`. Iceberg stages the new table and swaps it in with a single
-        commit, so a rebuild that fails leaves the old table and its rows as
+      - first build, full refresh, and a table written before rows carried
+        their series hash (write mode `rebuild`, decision 0026): one `create
+        or replace table ... as select`. Iceberg stages the new table and
+        swaps it in with a single commit, so a rebuild that fails leaves the
+        old table and its rows as
         they were (dbt-spark's incremental materialization drops the table
         first);
       - incremental run with nothing new (write mode `none`): no write; when
@@ -14,9 +16,9 @@
         mode the model's SQL names (append, row-level merge or overwrite of the
         touched day partitions).
 
-    Then, unless the record is current, record_measurement_state brings the
-    key index up to date and writes the table's state record (one commit, only
-    if it changed).
+    Then, unless the record is current, record_measurement_state writes the
+    table's state record (one commit, only if it changed), after putting right
+    the series hashes of a table someone else wrote since the last record.
     is_incremental() is true for it as for dbt's incremental models.
 #}
 {% materialization measurement, adapter='spark', supported_languages=['sql'] %}
@@ -52,7 +54,16 @@
     {%- set header = tsdedup.write_mode_header() -%}
     {%- set record_current = header == '/* tsdedup write mode: none; state record current */' -%}
     {%- set wrote = true -%}
-    {%- if existing_relation is none or full_refresh -%}
+    {%- set rebuild = existing_relation is none or full_refresh or header == '/* tsdedup write mode: rebuild */' -%}
+    {#- Whether the table is at the snapshot its state record names before this
+        run writes: if not, someone else wrote it, and its series hashes are
+        checked after the run (record_measurement_state). -#}
+    {%- set vouched = true -%}
+    {%- if not rebuild and not record_current -%}
+        {%- set before = tsdedup.read_measurement_state(existing_relation) -%}
+        {%- set vouched = before['written_snapshot_id'] == before['snapshot_id'] -%}
+    {%- endif -%}
+    {%- if rebuild -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
         {%- endcall -%}
@@ -71,12 +82,12 @@
             {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, meta['tsdedup_measurement']) }}
         {%- endcall -%}
     {%- endif -%}
-    {%- if record_current and existing_relation is not none and not full_refresh -%}
+    {%- if record_current and not rebuild -%}
         {{ log("tsdedup: " ~ target_relation ~ ": nothing written; its state record is current") }}
     {%- else -%}
         {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
         {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
-            meta.get('tsdedup_dedup_mode', 'fields'), existing_relation is none or full_refresh, wrote) -%}
+            meta.get('tsdedup_dedup_mode', 'fields'), rebuild, wrote, vouched) -%}
     {%- endif -%}
 
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}

@@ -25,12 +25,18 @@
     no new column, nothing is (write mode `none`). When the table's watermark
     is recorded, one query (log_heads) finds that case first: no catalog row
     and no column first used after the watermark, and no new retraction; if
-    the key index is current as well, the state record is not written either
-    (`none; state record current`).
+    the table is still at the snapshot its state record names, the record is
+    not written either (`none; state record current`).
+    Every row carries `series_hash` (series_hash of its tags), which the
+    incremental plan asks with `time_ns` instead of reading the rows; a table
+    written before it is rebuilt once (decision 0026). A row-level merge
+    computes it as it writes (merge_measurement_sql): in the merge's source, an
+    expression over every tag column next to the join's `<=>` on each of them
+    makes Spark's constraint inference grow exponentially with the tags.
     The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
     days: 2026-11-02, key times: 1762041600000000000 to 1762045200000000000 */`;
-    the key times, when the key index was asked, bound the stored rows a new
+    the key times, when the stored keys were asked, bound the stored rows a new
     point can match), which tells the measurement materialization which
     statement to write (measurement_write_sql). A point's values travel in one
     struct, `point`, so no tag or field can meet an internal column (0013).
@@ -60,18 +66,26 @@
     {%- endif -%}
     {%- set sort_keys_relation = ref('sort_keys') -%}
     {%- set catalog_relation = ref('sort_key_catalog') -%}
-    {%- set state = tsdedup.read_measurement_state(this) if is_incremental() else none -%}
+    {%- set incremental = is_incremental() -%}
+    {%- set state = tsdedup.read_measurement_state(this) if incremental else none -%}
+    {%- if state is not none and state['watermark'] is not none and state['series_hash_column'] != 'series_hash' -%}
+        {#- Recorded before rows carried their series hash: rebuilt once from
+            the raw log, which the materialization sees in the write mode. -#}
+        {{ log("tsdedup: " ~ this ~ " was written before rows carried their series hash: rebuilding it from the raw log once", info=True) }}
+        {%- set incremental = false -%}
+        {%- set state = none -%}
+    {%- endif -%}
     {%- set watermark = state['watermark'] if state is not none else none -%}
     {%- if watermark is not none -%}
         {#- Nothing landed for the measurement and nothing was retracted: one
-            query says so, and the run writes nothing. When the key index is
-            current too, the state record stays as it is (its watermark, and
-            with it the live view's SQL, moves only when the table does). -#}
+            query says so, and the run writes nothing. When the table is
+            still at its recorded snapshot, the state record stays as it is
+            (its watermark, and with it the live view's SQL, moves only when
+            the table does). -#}
         {%- set heads = tsdedup.log_heads(measurement_name, watermark) -%}
         {%- if heads['new_catalog_rows'] == 0 and heads['new_columns'] == 0
             and heads['retraction_seq'] == state['retraction_seq'] -%}
-            {%- set record_current = state['key_index_chunk_seq'] == watermark
-                and state['key_index_snapshot_id'] == state['snapshot_id'] -%}
+            {%- set record_current = state['written_snapshot_id'] == state['snapshot_id'] -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
             {{ return(
                 "/* tsdedup write mode: none" ~ ("; state record current" if record_current else "") ~ " */\n"
@@ -88,7 +102,7 @@
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
     {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], key_times=none, stored_columns={}, mode='rebuild') -%}
-    {%- if is_incremental() -%}
+    {%- if incremental -%}
         {%- set watermark = state['watermark'] -%}
         {%- if watermark is none -%}
             {#- A run that died between creating the table and recording its
@@ -97,7 +111,7 @@
             {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
             {%- set watermark = 0 -%}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state, columns['tags']) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
         {#- Without a recorded watermark the table may hold any chunk: overwrite
@@ -128,7 +142,7 @@
         {%- elif merge.mode == 'append' -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": appending the chunks after chunk " ~ watermark
                 ~ " to " ~ merge.days | length ~ " day partition(s); no stored data overlaps them in time"
-                ~ (" or, by the key index, in keys" if plan['index_checked_days'] else ""), info=True) }}
+                ~ (" or, by their series hashes, in keys" if plan['key_checked_days'] else ""), info=True) }}
         {%- else -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
                 ~ " into " ~ merge.days | length ~ " day partition(s) (" ~ plan['overlapping_days'] | length
@@ -293,7 +307,11 @@ partition_keys as (
 )
 {%- endif %}
 
-{%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list + ['time', 'time_ns'] %}
+{%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list + ['time', 'time_ns', 'series_hash'] %}
+{%- set tag_values = {} %}
+{%- for tag in columns['tags'] %}
+{%- do tag_values.update({tag: 'd.point.' ~ tsdedup.quote_identifier(tag)}) %}
+{%- endfor %}
 
 select
     {%- for column in tag_columns + field_columns %}
@@ -305,6 +323,9 @@ select
     {%- endfor %}
     {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
     d.point.time_ns
+    {%- if merge.mode not in ['merge', 'replace'] %},
+    {{ tsdedup.series_hash(tag_values) }} as series_hash
+    {%- endif %}
 from deduplicated as d
 {#- Each task sorts its rows by day, then the day partition's sort key, so every
     data file is written sorted: a local sort, without the range exchange and

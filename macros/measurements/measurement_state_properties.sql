@@ -10,7 +10,7 @@
         'watermark': 'tsdedup.last_chunk_seq',
         'previous_watermark': 'tsdedup.previous_chunk_seq',
         'retraction_seq': 'tsdedup.retraction_seq',
-        'key_index_chunk_seq': 'tsdedup.indexed_chunk_seq',
-        'key_index_snapshot_id': 'tsdedup.indexed_snapshot_id',
+        'series_hash_column': 'tsdedup.series_hash_column',
+        'written_snapshot_id': 'tsdedup.written_snapshot_id',
     }) }}
 {% endmacro %}

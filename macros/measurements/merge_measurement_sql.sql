@@ -11,17 +11,21 @@
             and t.`host` <=> s.`host`
         when matched then update set
             t.`usage_user` = coalesce(s.`usage_user`, t.`usage_user`)
-        when not matched then insert *
+        when not matched then insert (`host`, `usage_user`, `time`, `time_ns`, series_hash)
+        values (s.`host`, s.`usage_user`, s.`time`, s.`time_ns`, xxhash64(if(s.`host` is null, null, 'host'), s.`host`))
 
-    With `key times: <min> to <max>` in the header (the key index was asked,
+    With `key times: <min> to <max>` in the header (the stored keys were asked,
     plan_measurement_write), the stored rows outside those times cannot share
     a key with a new point: the merge reads only those inside (`t.time_ns
     between ...`), and the new points outside are inserted.
 
     The stored row comes first in ingestion order, so under the winner rule
     'fields' a field keeps its stored value only where the new points have none;
-    under 'last_row' the new row replaces it whole. Tags compare with `<=>`: an
-    absent tag is NULL and NULL equals NULL. The day predicates let Iceberg read
+    under 'last_row' the new row replaces it whole. A matched row keeps its
+    series hash (the same tags); an inserted row gets its own, computed here
+    rather than in `source` (decision 0026: Spark's constraint inference over
+    a source with a hash of every tag grows exponentially with the tags). Tags
+    compare with `<=>`: an absent tag is NULL and NULL equals NULL. The day predicates let Iceberg read
     only the touched partitions.
 
     The table is merge-on-read: a matched row is marked deleted in a position
@@ -51,7 +55,7 @@
     {%- set key_times = [found.group(5), found.group(6)] if found.group(4) else none -%}
     {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
     {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', names) | list -%}
-    {%- set fields = names | reject('in', tags + ['time', 'time_ns']) | list -%}
+    {%- set fields = names | reject('in', tags + ['time', 'time_ns', 'series_hash']) | list -%}
 
     {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
     {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns'], state) -%}
@@ -71,22 +75,40 @@ on
         {{ tsdedup.day_predicates('t.`time`', days, separator='\n        or ') }}
     )
     {%- if key_times %}
-    -- by the key index, only new points of these times may share a key with a stored row
+    -- by the series hashes, only new points of these times may share a key with a stored row
     and t.time_ns between {{ key_times[0] }} and {{ key_times[1] }}
     {%- endif %}
     and t.time_ns = s.time_ns
     {%- for tag in tags %}
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
     {%- endfor %}
+{%- set columns = names | reject('equalto', 'series_hash') | list %}
+{%- set source_tags = {} %}
+{%- for tag in tags %}
+{%- do source_tags.update({tag: 's.' ~ tsdedup.quote_identifier(tag)}) %}
+{%- endfor %}
 {%- if replace or winner_rule == 'last_row' %}
-when matched then update set *
+when matched then update set
+    {%- for column in columns %}
+    t.{{ tsdedup.quote_identifier(column) }} = s.{{ tsdedup.quote_identifier(column) }}{{ ',' if not loop.last }}
+    {%- endfor %}
 {%- elif fields %}
 when matched then update set
     {%- for field in fields %}
     t.{{ tsdedup.quote_identifier(field) }} = coalesce(s.{{ tsdedup.quote_identifier(field) }}, t.{{ tsdedup.quote_identifier(field) }}){{ ',' if not loop.last }}
     {%- endfor %}
 {%- endif %}
-when not matched then insert *
+when not matched then insert (
+    {%- for column in columns %}
+    {{ tsdedup.quote_identifier(column) }},
+    {%- endfor %}
+    series_hash
+) values (
+    {%- for column in columns %}
+    s.{{ tsdedup.quote_identifier(column) }},
+    {%- endfor %}
+    {{ tsdedup.series_hash(source_tags) }}
+)
 {%- if replace %}
 when not matched by source and (
     {{ tsdedup.day_predicates('t.`time`', days, separator='\n    or ') }}

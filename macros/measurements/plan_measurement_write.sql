@@ -11,11 +11,11 @@
 
     If no stored file of a touched partition overlaps the new points' time range
     there, no stored row can share a key with them. Where files do overlap in
-    time (real-time data: every chunk covers the same minutes), the key index
-    (update_key_index) tells whether any new point's key may be stored there;
-    it is asked only when it is current (it holds the keys of every chunk up to
-    the watermark, and of the table's current snapshot), else its answer counts
-    as "maybe".
+    time (real-time data: every chunk covers the same minutes), the stored rows'
+    `time_ns` and `series_hash` columns tell whether any new point's key may be
+    stored there (decision 0026); they are asked only when the table's snapshot
+    is the one its state record names (no one else wrote since), else the
+    answer counts as "maybe".
 
       - 'append': no touched partition can hold a new key. The run deduplicates
         the new chunks among themselves and appends them; nothing stored is read
@@ -31,24 +31,24 @@
         partitions and overwrites those partitions, which costs about what a
         row-level merge would and leaves no deletes behind.
 
-    `state` is the table's state record (read_measurement_state).
+    `state` is the table's state record (read_measurement_state), `tags` the
+    measurement's tags (measurement_columns).
     Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
-    'overlapping_days': [ISO dates], 'index_checked_days': [ISO dates],
+    'overlapping_days': [ISO dates], 'key_checked_days': [ISO dates],
     'key_times': [min, max] | none, 'layout': point_layout's answer for the
     new chunks, when the key check asked it (it reads their tags from the
     flat columns when it can), else absent}.
     `overlapping_days` are the partitions that may hold a new key. `key_times`,
-    when the key index was asked, is the time_ns range of the new points whose
+    when the stored keys were asked, is the time_ns range of the new points whose
     key it may hold: no stored row outside it can share a key with a new point,
     so a row-level merge reads only the stored rows inside it.
 #}
-{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state) %}
+{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags) %}
     {%- if not execute -%}
-        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'index_checked_days': [], 'key_times': none}) }}
+        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none}) }}
     {%- endif -%}
-    {%- set index = tsdedup.key_index_relation() -%}
-    {%- set index_current = state['key_index_chunk_seq'] == after_chunk
-        and state['key_index_snapshot_id'] == state['snapshot_id'] -%}
+    {%- set hashes_trusted = state['series_hash_column'] == 'series_hash'
+        and state['written_snapshot_id'] == state['snapshot_id'] -%}
     {%- set sql -%}
         with new_points as (
             select
@@ -87,7 +87,7 @@
         group by n.partition_day
         order by partition_day
     {%- endset -%}
-    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'index_checked_days': [], 'key_times': none} -%}
+    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none} -%}
     {%- set overlapping_in_time = [] -%}
     {%- set counts = {} -%}
     {%- for row in run_query(sql).rows -%}
@@ -97,7 +97,7 @@
             {%- do counts.update({row[0]: (row[2] or 0, row[3])}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if overlapping_in_time and index_current -%}
+    {%- if overlapping_in_time and hashes_trusted -%}
         {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
         {%- set layout = tsdedup.point_layout(measurement_name, after_chunk) -%}
         {%- do plan.update({'layout': layout}) -%}
@@ -106,7 +106,7 @@
             select
                 to_date({{ tsdedup.time_from_ns('p.time_ns') }}) as partition_day,
                 p.time_ns,
-                {{ tsdedup.point_key_hash(layout) }} as key_hash
+                {{ tsdedup.point_series_hash(tags, layout) }} as series_hash
         {{ tsdedup.point_rows(measurement_name, layout) | indent(8) }}
                 and p.chunk_seq > {{ after_chunk }}
         )
@@ -117,14 +117,13 @@
             max(n.time_ns) as max_time_ns
         from new_keys as n
         left semi join (
-            -- only the index partitions of the days in question
-            select partition_day, key_hash
-            from {{ index }}
+            -- only the stored keys of the days in question
+            select time_ns, series_hash
+            from {{ relation }}
             where
-                table_name = {{ tsdedup.key_index_table_name(relation) }}
-                and partition_day in ({{ days }})
-        ) as i
-            on i.partition_day = n.partition_day and i.key_hash = n.key_hash
+                {{ tsdedup.day_predicates('`time`', overlapping_in_time, separator='\n                or ') }}
+        ) as s
+            on s.time_ns = n.time_ns and s.series_hash = n.series_hash
         where n.partition_day in ({{ days }})
         group by n.partition_day
         {%- endset -%}
@@ -132,7 +131,7 @@
         {%- for row in run_query(key_sql).rows -%}
             {%- do known.update({row[0]: [row[1] | int, row[2] | int]}) -%}
         {%- endfor -%}
-        {%- do plan.update({'index_checked_days': overlapping_in_time}) -%}
+        {%- do plan.update({'key_checked_days': overlapping_in_time}) -%}
         {%- for day in overlapping_in_time if day in known -%}
             {%- do plan['overlapping_days'].append(day) -%}
         {%- endfor -%}

@@ -6,8 +6,10 @@
       watermark                  last chunk merged; none if never recorded
       previous_watermark         the watermark before the last run that moved it
       retraction_seq             the last retraction applied
-      key_index_chunk_seq        the index holds the keys up to this chunk (or none)
-      key_index_snapshot_id      ... of this snapshot of the table (or none)
+      series_hash_column         'series_hash' when the rows carry their series
+                                 hash (decision 0026); none for a table written before
+      written_snapshot_id        the snapshot the project's last run left (or none):
+                                 a later one was written by someone else
       snapshot_id, write_ordered, properties   what Iceberg says
 #}
 {% macro read_measurement_state(relation) %}
@@ -20,7 +22,7 @@
     } -%}
     {%- for field, key in keys.items() -%}
         {%- set value = properties.get(key) -%}
-        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'key_index_snapshot_id'] -%}
+        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'series_hash_column', 'written_snapshot_id'] -%}
             {%- set value = value | int -%}
         {%- endif -%}
         {%- do state.update({field: value}) -%}

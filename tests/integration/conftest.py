@@ -41,6 +41,15 @@ from python_udfs.sql_quoting import quote_identifier
 
 ROOT = Path(__file__).resolve().parents[2]
 TSDEDUP = Path(sys.executable).with_name("tsdedup")
+# Columns of a measurement table that follow from the others: `time` from
+# time_ns, `series_hash` from the tags (tests/integration/test_series_hash.py
+# checks it). Comparisons with the reference semantics leave them out.
+DERIVED_COLUMNS = frozenset({"time", "series_hash"})
+
+
+def point_values(row: dict[str, object]) -> dict[str, object]:
+    """A measurement table's row without its derived columns."""
+    return {k: v for k, v in row.items() if k not in DERIVED_COLUMNS}
 
 
 @dataclass

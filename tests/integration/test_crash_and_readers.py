@@ -3,7 +3,7 @@ another process, and cleanup of versions and orphan files, on one table's histor
 
 Per seed: batches of random chunks are landed; the run of each batch is
 killed at a moment drawn from the seed (during ingest, the chunk catalog, the
-dedup rewrite, right after a data commit, the key index update, the run
+dedup rewrite, right after a data commit, the state record, the run
 statistics), then a normal run follows (a `build` with the project's dbt tests
 after the last batch, a `run` before) and everything is checked against the
 semantics (tests/reference.py) and the landed files: no point lost or
@@ -52,7 +52,7 @@ BUILD_MOMENTS = [
     ("chunk catalog", "insert into table tsdedup.sort_key_catalog", 1.5),
     ("dedup rewrite", "Began running node model.tsdedup.inc", 10.0),
     ("after data commit", AFTER_DATA_COMMIT, 0.3),
-    ("key index", "insert into tsdedup.key_index", 1.0),
+    ("state record", "alter table tsdedup.inc set tblproperties", 1.0),
     ("run statistics", "insert into tsdedup.run_statistics", 1.0),
 ]
 COMPACTION_MOMENT = ("compaction", "rewrite_data_files(", 4.0)
@@ -66,6 +66,8 @@ models:
 """
 
 Row = frozenset[tuple[str, Any]]
+# Columns that follow from the others: `time` from time_ns, the series hash from the tags.
+IMPLIED = ("time", "series_hash")
 
 
 def draw(rng: random.Random, moment: tuple[str, str, float]) -> Moment:
@@ -111,9 +113,11 @@ def batches(seed: int) -> list[list[tuple[str, bytes]]]:
 
 
 def canonical(rows: list[dict[str, Any]]) -> frozenset[Row]:
-    """Rows whatever their column order, NULL the same as an absent column."""
+    """Rows whatever their column order, NULL the same as an absent column; the
+    series hash is checked on its own (check_state)."""
     return frozenset(
-        frozenset((k, v) for k, v in row.items() if k != "time" and v is not None) for row in rows
+        frozenset((k, v) for k, v in row.items() if k not in IMPLIED and v is not None)
+        for row in rows
     )
 
 
@@ -138,17 +142,14 @@ def check_state(ws: Workspace, landed: list[tuple[str, bytes]], label: str) -> f
     expected = expected_from_files(landed)
     want = expected.rows("inc")
     tags = sorted(name for (m, name), t in expected.column_types.items() if t == "tag")
-    entries = ", ".join(f"named_struct('key', '{t}', 'value', `{t}`)" for t in tags)
-    key_hash = f"xxhash64(filter(array({entries}), e -> e.value is not null), time_ns)"
-    rows, chunks, raw, catalog, props, index, keys = ws.sql(
+    by_hand = ", ".join(f"if(`{t}` is null, null, '{t}'), `{t}`" for t in tags)
+    rows, chunks, raw, catalog, props, wrong_hashes = ws.sql(
         "select * from tsdedup.inc",
         "select chunk_seq, source_file, content_sha256 from tsdedup.stg_chunks order by chunk_seq",
         "select chunk_seq, count(*) as n from tsdedup.raw_chunks group by chunk_seq",
         "select chunk_seq, partition_day from tsdedup.sort_key_catalog where measurement = 'inc'",
         "show tblproperties tsdedup.inc",
-        "select partition_day, key_hash from tsdedup.key_index where table_name = 'tsdedup.inc'",
-        f"select distinct to_date(`time`) as partition_day, {key_hash} as key_hash"
-        " from tsdedup.inc",
+        f"select count(*) as n from tsdedup.inc where not series_hash <=> xxhash64({by_hand})",
     )
     assert len(rows) == len(want), label
     assert canonical(rows) == canonical(want), label
@@ -163,10 +164,10 @@ def check_state(ws: Workspace, landed: list[tuple[str, bytes]], label: str) -> f
     assert len(days) == len(catalog), label
     properties = {p["key"]: p["value"] for p in props}
     assert properties["tsdedup.last_chunk_seq"] == str(max(seq for seq, _ in days)), label
-    # The key index is current and holds the table's keys.
-    assert properties["tsdedup.indexed_chunk_seq"] == properties["tsdedup.last_chunk_seq"]
-    as_keys = {(str(r["partition_day"]), r["key_hash"]) for r in index}
-    assert as_keys == {(str(r["partition_day"]), r["key_hash"]) for r in keys}, label
+    # The record vouches for the table's snapshot, and every row's series hash
+    # is its tags' (decision 0026).
+    assert properties["tsdedup.written_snapshot_id"] == properties["current-snapshot-id"], label
+    assert wrong_hashes == [{"n": 0}], label
     return canonical(want)
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, point_values
 from tests.integration.test_live_and_maintenance import canonical
 from tests.reference import expected_from_files
 
@@ -52,7 +52,7 @@ TABLE_FOLDER = ("models", "measurements", "discovered")
 
 def rows(ws: Workspace, relation: str) -> list[dict[str, object]]:
     (found,) = ws.sql(f"select * from tsdedup.{relation}")
-    return [{k: v for k, v in row.items() if k != "time"} for row in found]
+    return [point_values(row) for row in found]
 
 
 def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Workspace) -> None:
@@ -127,14 +127,16 @@ def test_every_measurement_gets_a_table_in_the_build_that_lands_it(workspace: Wo
     for measurement in ("disk", "net"):
         assert canonical(rows(ws, measurement)) == canonical(expected.rows(measurement))
 
-    # Like a declared table: run statistics for each run, the key index current.
-    stats, keys = ws.sql(
+    # Like a declared table: run statistics for each run, its state recorded.
+    stats, properties = ws.sql(
         "select count(distinct invocation_id) as runs from tsdedup.run_statistics"
         " where model_name = 'disk'",
-        "select count(*) as n from tsdedup.key_index where table_name = 'tsdedup.disk'",
+        "show tblproperties tsdedup.disk",
     )
     assert stats == [{"runs": 2}]
-    assert keys == [{"n": len(expected.rows("disk"))}]
+    state = {p["key"]: p["value"] for p in properties}
+    assert state["tsdedup.series_hash_column"] == "series_hash"
+    assert state["tsdedup.written_snapshot_id"] == state["current-snapshot-id"]
 
     # Nothing new: one dbt invocation, no generated file rewritten.
     generated = ws.project.joinpath(*TABLE_FOLDER)

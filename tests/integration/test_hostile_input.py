@@ -19,7 +19,7 @@ import pytest
 
 from python_udfs.line_protocol import Point, format_line
 from tests.hostile_names import HOSTILE_NAMES, INJECTION
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, point_values
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -228,4 +228,4 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
 
 
 def without_time(row: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in row.items() if k != "time"}
+    return point_values(row)

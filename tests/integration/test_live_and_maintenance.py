@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import Workspace, assert_file_sorted, local_path
+from tests.integration.conftest import Workspace, assert_file_sorted, local_path, point_values
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -106,7 +106,8 @@ def test_live_view_then_compaction_time_travel_and_expiry(workspace: Workspace) 
     ws.build()
     table_2, live_2 = ws.sql("select * from tsdedup.live", "select * from tsdedup.live_live")
     assert projected(table_2) == projected(expected)
-    assert canonical(live_2) == canonical(table_2)
+    # The view shows what the table holds, but for the table's series hashes.
+    assert canonical(live_2) == canonical([point_values(r) | {"time": r["time"]} for r in table_2])
     assert {r.get("rack") for r in table_2} == {None, "r9"}
 
     # Time travel: the first version, by snapshot id and by commit time.

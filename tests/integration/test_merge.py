@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import Workspace, assert_file_sorted
+from tests.integration.conftest import Workspace, assert_file_sorted, point_values
 from tests.integration.test_live_and_maintenance import canonical
 from tests.reference import expected_from_files
 
@@ -72,7 +72,7 @@ def last_summary(ws: Workspace, model: str) -> dict[str, str]:
 
 
 def without_time(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in row.items() if k != "time"} for row in rows]
+    return [point_values(row) for row in rows]
 
 
 def check_state(ws: Workspace, landed: list[tuple[str, bytes]]) -> list[dict[str, object]]:
@@ -137,6 +137,10 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
         }
     ]
 
+    # mg_last as a table created before the merge's distribution mode was one
+    # of the tables' properties (dbt_project.yml): its next merge sets it first.
+    ws.sql("alter table tsdedup.mg_last unset tblproperties ('write.merge.distribution-mode')")
+
     # Run 2: 15 re-deliveries and 4 new points against 80 stored rows: a merge.
     landed.append(("0002.lp", redeliveries(range(5), 50.0).encode()))
     ws.land(*landed[-1])
@@ -146,7 +150,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
         encoding="utf-8"
     )
-    # The key index holds the keys of minutes 0-4: the merge reads only the
+    # The stored series hashes match minutes 0-4 only: the merge reads only the
     # stored rows of those times (both ends matched rows), and inserts the
     # new points of minutes 30-33 without looking for them.
     assert compiled.startswith(
@@ -158,6 +162,13 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     )
     assert "merge into" in executed
     assert f"and t.time_ns between {DAY0} and {DAY0 + 4 * MINUTE}\n" in executed
+    # Both tables' merges were written by the joining tasks, without an
+    # exchange that hands a day's rows to one task.
+    run_sql = ws.project / "target/run/tsdedup/models/measurements"
+    assert "merge into tsdedup.mg_last" in (run_sql / "mg_last.sql").read_text(encoding="utf-8")
+    for table in ("mg", "mg_last"):
+        (properties,) = ws.sql(f"show tblproperties tsdedup.{table}")
+        assert {"key": "write.merge.distribution-mode", "value": "none"} in properties, table
     assert "t.`we``ird tag` <=> s.`we``ird tag`" in executed
     assert "t.`value` = coalesce(s.`value`, t.`value`)" in executed
     second = check_state(ws, landed)

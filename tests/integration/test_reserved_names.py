@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from python_udfs.line_protocol import Point, format_line
-from tests.integration.conftest import Workspace, local_path
+from tests.integration.conftest import Workspace, local_path, point_values
 from tests.integration.test_live_and_maintenance import canonical
 from tests.internal_names import internal_column_names
 from tests.reference import expected_from_files
@@ -137,11 +137,13 @@ def assert_tables_match(ws: Workspace, landed: list[tuple[str, bytes]]) -> None:
     columns = {m: {*names, "value"} for m, names in TAG_MEASUREMENTS.items()}
     columns.update({m: {*names, "host"} for m, names in FIELD_MEASUREMENTS.items()})
     for measurement, table, view in zip(MEASUREMENTS, tables, views, strict=True):
-        assert set(table[0]) == {*columns[measurement], "time", "time_ns"}
-        rows = [{k: v for k, v in row.items() if k != "time"} for row in table]
+        assert set(table[0]) == {*columns[measurement], "time", "time_ns", "series_hash"}
+        rows = [point_values(row) for row in table]
         assert canonical(rows) == canonical(expected.rows(measurement)), measurement
-        # A view in the metastore keeps its column names in lower case.
-        assert canonical(view) == canonical(lower_keys(table)), measurement
+        # A view in the metastore keeps its column names in lower case; it
+        # shows every column of the table but the series hash.
+        shown = [{k: v for k, v in row.items() if k != "series_hash"} for row in table]
+        assert canonical(view) == canonical(lower_keys(shown)), measurement
 
 
 def deliver(ws: Workspace, landed: list[tuple[str, bytes]], name: str, content: bytes) -> str:

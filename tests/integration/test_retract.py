@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import Workspace
+from tests.integration.conftest import Workspace, point_values
 from tests.integration.test_live_and_maintenance import canonical
 from tests.reference import expected_from_files
 
@@ -53,7 +53,7 @@ CHUNKS = [
 
 def table(ws: Workspace) -> list[dict[str, object]]:
     rows = ws.sql("select * from tsdedup.rt")[0]
-    return [{k: v for k, v in row.items() if k != "time"} for row in rows]
+    return [point_values(row) for row in rows]
 
 
 def columns(ws: Workspace) -> list[str]:

@@ -56,11 +56,11 @@ MANIFEST = {
         "model.tsdedup.mem_last": [node("mem_last", "models/measurements/ml.sql", "mem")],
     },
     "sources": {
-        "source.tsdedup.runs.key_index": {
+        "source.tsdedup.runs.run_statistics": {
             "package_name": "tsdedup",
-            "identifier": "key_index",
+            "identifier": "run_statistics",
             "source_name": "tsdedup_runs",
-            "name": "key_index",
+            "name": "run_statistics",
         }
     },
 }
@@ -80,14 +80,14 @@ def test_the_project_declares_measurements_by_enabled_and_disabled_model_files()
         "renamed": "renamed",
         "h2o": "h2o",
         "mem_last": "mem_last",
-        "key_index": "tsdedup_runs.key_index",
+        "run_statistics": "tsdedup_runs.run_statistics",
     }
 
 
 def test_every_landed_measurement_without_a_model_file_gets_one_unless_its_name_cannot() -> None:
     landed = [
         "cpu", "mem", "h2o", "disk", "net", "Net", "disk-io", "1st", "x" * 124, "x" * 123,
-        "stg_points", "key_index", "sales", "renamed", "cpu_live", "disk_live", "stg",
+        "stg_points", "run_statistics", "sales", "renamed", "cpu_live", "disk_live", "stg",
         "sales_live", "wifi",
     ]  # fmt: skip
     project = read_project(MANIFEST)
@@ -105,7 +105,7 @@ def test_every_landed_measurement_without_a_model_file_gets_one_unless_its_name_
         "1st": NOT_PLAIN,
         "x" * 124: NOT_PLAIN,
         "stg_points": taken + "stg_points",
-        "key_index": taken + "tsdedup_runs.key_index",
+        "run_statistics": taken + "tsdedup_runs.run_statistics",
         "sales": taken + "renamed",
         "renamed": taken + "renamed",  # a model's name, not only its alias
         "cpu_live": taken + "cpu_live",

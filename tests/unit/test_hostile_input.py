@@ -304,7 +304,10 @@ def test_names_differing_only_in_case_are_rejected(line: str) -> None:
     rejected(only(read("c.lp", line + "\n")), "differ only in case")
 
 
-@pytest.mark.parametrize("name", ["time", "TIME", "Time_NS", "time_ns", "time_day", "Time_Day"])
+@pytest.mark.parametrize(
+    "name",
+    ["time", "TIME", "Time_NS", "time_ns", "time_day", "Time_Day", "series_hash", "Series_Hash"],
+)
 def test_reserved_names_in_any_case_are_rejected(name: str) -> None:
     rejected(only(read("r.lp", f"m {name}=1 1\n")), "reserved column name")
     rejected(only(read("r.lp", f"m,{name}=a v=1 1\n")), "reserved column name")
