@@ -17,6 +17,11 @@
 
     The new chunks' counts are computed once: the fold returns one change per
     chunk in chunk order, and each change is zipped back onto its chunk.
+    They are int_chunk_tag_cardinalities' (the same select,
+    chunk_tag_cardinalities), without its test of every point against
+    int_type_conflicts when no new chunk writes a column in conflict with the
+    column catalog (conflicting_column_types, from the column rows alone):
+    most runs have none, and that test would read the new points once more.
 #}
 {{
     config(
@@ -29,9 +34,11 @@
 
 {%- set after_chunk = tsdedup.last_cataloged_chunk_seq(this) if is_incremental() else 0 %}
 {%- set nothing_new = is_incremental() and not tsdedup.rows_after_chunk('stg_points', after_chunk) %}
+{%- set type_conflicts = nothing_new or tsdedup.conflicting_column_types(after_chunk=after_chunk) | length > 0 %}
 {%- if nothing_new %}
 /* tsdedup write mode: none */
 {% endif %}
+-- depends_on: {{ ref('int_chunk_tag_cardinalities') }}
 with new_chunks as (
     select
         measurement,
@@ -41,13 +48,12 @@ with new_chunks as (
         min_time_ns,
         max_time_ns,
         cardinalities
-    from {{ ref('int_chunk_tag_cardinalities') }}
-    {%- if is_incremental() %}
-    where chunk_seq > {{ after_chunk }}
-    {%- endif %}
+    from (
+        {{ tsdedup.chunk_tag_cardinalities(after_chunk, leave_out_type_conflicts=type_conflicts) | indent(8) }}
+    ) as cardinalities
     {%- if nothing_new %}
     -- no point landed after chunk {{ after_chunk }}: Spark plans no scan at all
-    and false
+    where false
     {%- endif %}
 ),
 

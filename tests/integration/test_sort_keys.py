@@ -153,3 +153,51 @@ def test_one_shared_key_sorts_by_the_columns_in_key_order(
     physical = str(plan[0]["plan"]).split("== Physical Plan ==", 1)[1]
     assert physical.count("Window [") == 1
     assert physical.count("Sort [") == 1, physical
+
+
+CARDINALITY_COLUMNS = (
+    "measurement, cast(partition_day as string) as partition_day, chunk_seq, point_count, "
+    "min_time_ns, max_time_ns, to_json(cardinalities) as cardinalities"
+)
+
+
+def test_catalog_counts_accepted_points_only_with_or_without_the_conflict_test(
+    module_scenario_workspace: Workspace,
+) -> None:
+    # A point rejected for a type conflict carries a tag value no accepted point
+    # has: counted, it would raise the tag's cardinality. The catalog tests the
+    # points of a run's new chunks against int_type_conflicts only when one of
+    # them writes a column in conflict with the column catalog.
+    ws = module_scenario_workspace
+    catalog_sql = ws.project / "target/compiled/tsdedup/models/catalog/sort_key_catalog.sql"
+    ws.land("k1.lp", f"k,host=a v=1i {DAY1}\nk,host=b v=2i {DAY1 + HOUR}\n")
+    ws.build()
+    # v is an integer since k1: the float point is rejected, host=c with it.
+    ws.land("k2.lp", f"k,host=c v=1.5 {DAY1 + 2 * HOUR}\nk,host=a v=3i {DAY1 + 3 * HOUR}\n")
+    ws.build()
+    assert "int_type_conflicts" in catalog_sql.read_text(encoding="utf-8")
+    ws.land("k3.lp", f"k,host=d v=4i {DAY1 + 4 * HOUR}\nk,host=e v=5i {DAY1 + 5 * HOUR}\n")
+    ws.build()
+    compiled = catalog_sql.read_text(encoding="utf-8")
+    assert "int_type_conflicts" not in compiled
+    assert "no point is left out" in compiled
+
+    catalog, reference, rejects = ws.sql(
+        f"select {CARDINALITY_COLUMNS} from tsdedup.sort_key_catalog order by 1, 2, 3",
+        f"select {CARDINALITY_COLUMNS} from tsdedup.int_chunk_tag_cardinalities order by 1, 2, 3",
+        "select source_file, reject_reason from tsdedup.rpt_rejects where source_file = 'k2.lp'",
+    )
+    mine = [r for r in catalog if r["measurement"] == "k"]
+    assert [(r["point_count"], r["cardinalities"]) for r in mine] == [
+        (2, '{"host":2}'),
+        (1, '{"host":1}'),
+        (2, '{"host":2}'),
+    ]
+    assert [(r["min_time_ns"], r["max_time_ns"]) for r in mine] == [
+        (DAY1, DAY1 + HOUR),
+        (DAY1 + 3 * HOUR, DAY1 + 3 * HOUR),
+        (DAY1 + 4 * HOUR, DAY1 + 5 * HOUR),
+    ]
+    assert len(rejects) == 1 and "type conflict" in str(rejects[0]["reject_reason"])
+    # Every chunk of the workspace, fast path or not: the view's full rule.
+    assert catalog == reference
