@@ -12,8 +12,9 @@
     If no stored file of a touched partition overlaps the new points' time range
     there, no stored row can share a key with them. Where files do overlap in
     time (real-time data: every chunk covers the same minutes), the stored rows'
-    `time_ns` and `series_hash` columns tell whether any new point's key may be
-    stored there (decision 0026); they are asked only when the table's snapshot
+    `time_ns` and `series_hash` columns, in the new points' time range of each
+    such day, tell whether any new point's key may be stored there (decision
+    0026); they are asked only when the table's snapshot
     is the one its state record names (no one else wrote since), else the
     answer counts as "maybe".
 
@@ -77,7 +78,9 @@
             cast(n.partition_day as string) as partition_day,
             count(s.partition_day) as overlapping_files,
             max(n.point_count) as new_points,
-            coalesce(sum(s.record_count), 0) as stored_rows
+            coalesce(sum(s.record_count), 0) as stored_rows,
+            max(n.min_time_ns) as min_time_ns,
+            max(n.max_time_ns) as max_time_ns
         from new_points as n
         left join stored_files as s
             on
@@ -90,11 +93,13 @@
     {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none} -%}
     {%- set overlapping_in_time = [] -%}
     {%- set counts = {} -%}
+    {%- set new_times = {} -%}
     {%- for row in run_query(sql).rows -%}
         {%- do plan['days'].append(row[0]) -%}
         {%- if row[1] > 0 -%}
             {%- do overlapping_in_time.append(row[0]) -%}
             {%- do counts.update({row[0]: (row[2] or 0, row[3])}) -%}
+            {%- do new_times.update({row[0]: (row[4], row[5])}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if overlapping_in_time and hashes_trusted -%}
@@ -117,11 +122,16 @@
             max(n.time_ns) as max_time_ns
         from new_keys as n
         left semi join (
-            -- only the stored keys of the days in question
+            -- only the stored keys of the days in question, in the new points' times there
             select time_ns, series_hash
             from {{ relation }}
             where
-                {{ tsdedup.day_predicates('`time`', overlapping_in_time, separator='\n                or ') }}
+                {%- for day in overlapping_in_time %}
+                {{ 'or ' if not loop.first }}({{ tsdedup.day_predicates('`time`', [day]) }}
+                {%- if new_times[day][0] is not none and new_times[day][1] is not none %}
+                    and time_ns between {{ new_times[day][0] }} and {{ new_times[day][1] }}
+                {%- endif %})
+                {%- endfor %}
         ) as s
             on s.time_ns = n.time_ns and s.series_hash = n.series_hash
         where n.partition_day in ({{ days }})

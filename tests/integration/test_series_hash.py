@@ -136,6 +136,8 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
         in check
     )
     assert "2026-11-02 00:00:00' and `time` < timestamp'2026-11-03" not in check
+    # Of that day, only the rows in the new points' times (minutes 0-9).
+    assert f"and time_ns between {DAY0} and {DAY0 + 9 * MINUTE})" in check
 
     # Two rows written from outside the project, with a hash that is not their
     # series': the table is no longer at the snapshot its state record names,
