@@ -308,10 +308,6 @@ partition_keys as (
 {%- endif %}
 
 {%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list + ['time', 'time_ns', 'series_hash'] %}
-{%- set tag_values = {} %}
-{%- for tag in columns['tags'] %}
-{%- do tag_values.update({tag: 'd.point.' ~ tsdedup.quote_identifier(tag)}) %}
-{%- endfor %}
 
 select
     {%- for column in tag_columns + field_columns %}
@@ -324,7 +320,7 @@ select
     {{ tsdedup.time_from_ns('d.point.time_ns') }} as `time`,
     d.point.time_ns
     {%- if merge.mode not in ['merge', 'replace'] %},
-    {{ tsdedup.series_hash(tag_values) }} as series_hash
+    {{ tsdedup.series_hash(columns['tags'], 'd.point.') }} as series_hash
     {%- endif %}
 from deduplicated as d
 {#- Each task sorts its rows by day, then the day partition's sort key, so every

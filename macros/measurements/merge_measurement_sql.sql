@@ -83,10 +83,6 @@ on
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
     {%- endfor %}
 {%- set columns = names | reject('equalto', 'series_hash') | list %}
-{%- set source_tags = {} %}
-{%- for tag in tags %}
-{%- do source_tags.update({tag: 's.' ~ tsdedup.quote_identifier(tag)}) %}
-{%- endfor %}
 {%- if replace or winner_rule == 'last_row' %}
 when matched then update set
     {%- for column in columns %}
@@ -107,7 +103,7 @@ when not matched then insert (
     {%- for column in columns %}
     s.{{ tsdedup.quote_identifier(column) }},
     {%- endfor %}
-    {{ tsdedup.series_hash(source_tags) }}
+    {{ tsdedup.series_hash(tags, 's.') }}
 )
 {%- if replace %}
 when not matched by source and (

@@ -16,11 +16,8 @@
 {% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true) %}
     {%- if not vouched and not full_refresh -%}
         {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
-        {%- set tag_values = {} -%}
-        {%- for tag in tsdedup.measurement_columns(measurement_name)['tags'] if tag in stored -%}
-            {%- do tag_values.update({tag: tsdedup.quote_identifier(tag)}) -%}
-        {%- endfor -%}
-        {%- set hash = tsdedup.series_hash(tag_values) -%}
+        {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', stored) | list -%}
+        {%- set hash = tsdedup.series_hash(tags) -%}
         {%- call statement('repair_series_hashes') -%}
             update {{ relation }}
             set series_hash = {{ hash }}
