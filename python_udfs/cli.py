@@ -110,10 +110,16 @@ def start_spark(
     from python_udfs.spark_session import build_session, ship_udfs
 
     name, conf = session_conf(args)
-    extra_options = [*jvm_archive.options(), *(jvm.java_options if jvm else ())]
+    driver = jvm_archive.driver()
+    extra_options = [*driver.options, *(jvm.java_options if jvm else ())]
     if extra_options:
         driver_options = conf.get("spark.driver.extraJavaOptions", "")
         conf["spark.driver.extraJavaOptions"] = " ".join([driver_options, *extra_options]).strip()
+    if driver.class_path:
+        own = conf.get("spark.driver.extraClassPath", "")
+        conf["spark.driver.extraClassPath"] = ":".join(
+            [*map(str, driver.class_path), *filter(None, [own])]
+        )
     started = time.monotonic()
     short = f"; a short-lived JVM: {jvm.reason}" if jvm and jvm.short else ""
     status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')}{short})")

@@ -24,7 +24,7 @@ import re
 import struct
 import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -223,22 +223,19 @@ def inputs_hash(sources: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def shaded_jackson_jar(sources: list[Path], cache_dir: Path) -> Path:
-    """The shaded Jackson jar for ``sources`` under ``cache_dir``, built if absent.
-
-    The jar is written to a temporary file in ``cache_dir`` and moved into place
-    with ``os.replace``, so a concurrent or killed run never leaves a partial
-    jar under the final name (concurrent builders write identical bytes).
-    """
-    target = cache_dir / f"{CACHE_STEM}-{inputs_hash(sources)}.jar"
+def write_jar_atomically(target: Path, build: Callable[[IO[bytes]], None]) -> Path:
+    """Write ``target`` with ``build`` (which writes a jar to a binary file),
+    unless it exists: to a temporary file beside it, moved into place with
+    ``os.replace``, so a concurrent or killed run never leaves a partial jar
+    under the final name (concurrent builders write identical bytes)."""
     if target.is_file():
         return target
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{CACHE_STEM}-", suffix=".tmp", dir=cache_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=".tmp", dir=target.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w+b") as handle:
-            build_shaded_jar(sources, handle)
+            build(handle)
             handle.flush()
             os.fsync(handle.fileno())
         tmp.chmod(0o644)
@@ -248,6 +245,32 @@ def shaded_jackson_jar(sources: list[Path], cache_dir: Path) -> Path:
             tmp.unlink()
         raise
     return target
+
+
+def shaded_jackson_jar(sources: list[Path], cache_dir: Path) -> Path:
+    """The shaded Jackson jar for ``sources`` under ``cache_dir``, built if absent."""
+    target = cache_dir / f"{CACHE_STEM}-{inputs_hash(sources)}.jar"
+    return write_jar_atomically(target, lambda handle: build_shaded_jar(sources, handle))
+
+
+def is_signed(jar: Path) -> bool:
+    """Whether ``jar`` carries a signature (``META-INF/*.SF`` and the like)."""
+    with zipfile.ZipFile(jar) as archive:
+        return any(_SIGNATURE.match(name) for name in archive.namelist())
+
+
+def unsigned_jar(source: Path, cache_dir: Path) -> Path:
+    """A copy of ``source`` without its signature files under ``cache_dir``,
+    built if absent: its classes and resources byte for byte."""
+
+    def build(handle: IO[bytes]) -> None:
+        with zipfile.ZipFile(source) as archive, zipfile.ZipFile(handle, "w") as copy:
+            for info in archive.infolist():
+                if not _SIGNATURE.match(info.filename):
+                    copy.writestr(info, archive.read(info))
+
+    stat = source.stat()
+    return write_jar_atomically(cache_dir / f"unsigned-{stat.st_size}-{source.name}", build)
 
 
 def _package_dir(package: str) -> Path | None:

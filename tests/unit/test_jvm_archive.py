@@ -5,6 +5,7 @@ a JVM then starts with."""
 from __future__ import annotations
 
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -47,26 +48,81 @@ def test_the_key_changes_with_the_jvm_and_the_jars(tmp_path: Path) -> None:
 
 def test_the_turned_off_archive_gives_no_options(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TSDEDUP_JVM_ARCHIVE", "0")
-    assert jvm_archive.options() == []
+    assert jvm_archive.driver() == jvm_archive.Driver([], [])
+
+
+def _jar(path: Path, entries: dict[str, bytes]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_the_driver_puts_unsigned_copies_of_signed_jars_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    java, home, folder = tmp_path / "java", tmp_path / "spark", tmp_path / "jvm"
+    java.write_bytes(b"jvm")
+    classes = {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n", "a/A.class": b"\xca\xfe"}
+    signature = {"META-INF/DUMMY.SF": b"sig", "META-INF/DUMMY.DSA": b"dsa"}
+    _jar(home / "jars" / "signed-1.0.jar", {**classes, **signature})
+    _jar(home / "jars" / "plain-1.0.jar", {"b/B.class": b"\xca\xfe"})
+    monkeypatch.setenv(
+        "TSDEDUP_ICEBERG_PACKAGES", "org.apache.iceberg:runtime:1"
+    )  # no Iceberg jars
+    jars = jvm_archive.driver_jars(java, home, folder)
+    assert [jar.parent for jar in jars] == [folder]
+    with zipfile.ZipFile(jars[0]) as copy:
+        assert {name: copy.read(name) for name in copy.namelist()} == classes
+    # Spark's jars are scanned once per set of jars; the copy is built once.
+    monkeypatch.setattr(
+        jvm_archive.iceberg_jars, "is_signed", lambda jar: pytest.fail("scanned again")
+    )
+    built = jars[0].stat().st_mtime_ns
+    assert jvm_archive.driver_jars(java, home, folder) == jars
+    assert jars[0].stat().st_mtime_ns == built
+    # The archive's key follows the driver's jars.
+    assert jvm_archive.archive_key(java, home, jars) != jvm_archive.archive_key(java, home)
 
 
 @pytest.mark.skipif(jvm_archive.java() is None, reason="no JVM")
-def test_the_dump_command_builds_an_archive_a_jvm_starts_with(tmp_path: Path) -> None:
+def test_the_dump_command_builds_an_archive_a_jvm_starts_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TSDEDUP_ICEBERG_PACKAGES", raising=False)
     java = jvm_archive.java()
     assert java is not None
     home = jvm_archive.spark_home()
+    jars = jvm_archive.driver_jars(java, home, tmp_path)
     archive, class_list = jvm_archive.paths("k2", tmp_path)
-    class_list.write_text("java/lang/Object\njava/lang/String\norg/apache/spark/SparkConf\n")
-    command = jvm_archive.dump_command(java, home, tmp_path, "k2")
+    # Janino comes in a signed jar, Iceberg from spark.jars: the driver's class
+    # path is what lets the archive hold them.
+    loaded = [
+        "org.apache.spark.SparkConf",
+        "org.codehaus.janino.Scanner",
+        "org.apache.iceberg.Table",
+    ]
+    class_list.write_text(
+        "".join(name.replace(".", "/") + "\n" for name in ["java.lang.Object", *loaded])
+    )
+    command = jvm_archive.dump_command(java, home, tmp_path, "k2", jars)
     command[2] = command[2].replace("sleep 10; ", "")  # no driver to wait for here
     subprocess.run(command, check=True, timeout=300)
     assert archive.is_file()
     assert not list(tmp_path.glob("*.tmp"))
     # -Xshare:on refuses to start when the archive cannot be used, here with
     # the collector the driver runs (spark_session.DRIVER_GC_OPTIONS).
+    program = tmp_path / "Load.java"
+    program.write_text(
+        "public class Load { public static void main(String[] names) throws Exception {"
+        " for (String name : names) Class.forName(name); } }"
+    )
     started = subprocess.run(
         [str(java), "-Xshare:on", f"-XX:SharedArchiveFile={archive}", *DRIVER_GC_OPTIONS,
-         "-cp", jvm_archive.classpath(home), "-version"],
+         "-Xlog:class+load=info", "-cp", jvm_archive.classpath(home, jars), str(program), *loaded],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
+    for name in loaded:
+        assert f"{name} source: shared objects file" in started.stdout, name

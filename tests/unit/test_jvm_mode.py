@@ -146,13 +146,20 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
     monkeypatch.setattr(
         "python_udfs.spark_session.build_session", lambda conf, **_: started.append(conf)
     )
-    monkeypatch.setattr(cli.jvm_archive, "options", lambda: ["-XX:SharedArchiveFile=a.jsa"])
+    monkeypatch.setattr(
+        cli.jvm_archive,
+        "driver",
+        lambda: jvm_archive.Driver(
+            ["-XX:SharedArchiveFile=a.jsa"], [Path("/j/a.jar"), Path("/j/b.jar")]
+        ),
+    )
     mode = jvm_mode.JvmMode(True, "0.0 MB landed since the last run")
     cli.start_spark(["run"], jvm=mode)
     options = started[0]["spark.driver.extraJavaOptions"].split()
     short = list(jvm_mode.SHORT_OPTIONS)
     assert options[-len(short) - 1 :] == ["-XX:SharedArchiveFile=a.jsa", *short]
     assert "a short-lived JVM: 0.0 MB landed since the last run" in capsys.readouterr().err
+    assert started[0]["spark.driver.extraClassPath"] == "/j/a.jar:/j/b.jar"
     cli.start_spark(["run"], jvm=jvm_mode.JvmMode(False, "the default"))
     options = started[1]["spark.driver.extraJavaOptions"].split()
     assert "-XX:TieredStopAtLevel=1" not in options
