@@ -29,7 +29,13 @@ from python_udfs import engine, jvm_archive, jvm_mode, up_to_date, warm_up
 from python_udfs.profile import ProfileError, read_target, spark_parameters
 from python_udfs.progress import ProgressSettingError, interval_from_environment
 from python_udfs.report import ReportUsageError
-from python_udfs.run_summary import model_ran, read_run_results, target_path, target_schema
+from python_udfs.run_summary import (
+    LandedMeasurement,
+    model_ran,
+    read_run_results,
+    target_path,
+    target_schema,
+)
 from python_udfs.spark_session import LogLevelError, spark_log_level
 from python_udfs.sql_command import SqlUsageError
 from python_udfs.state import HomeLock, HomeLockedError
@@ -165,6 +171,9 @@ class DbtOutcome:
     refused: Mapping[str, str] = field(default_factory=dict)
     # When the last invocation started (epoch seconds): its run results are newer.
     since: float = 0.0
+    # rpt_measurements as discovery read it after the last invocation (None if
+    # it was not read): the summary needs it read no second time.
+    landed: tuple[LandedMeasurement, ...] | None = None
 
 
 def run_dbt_discovering(project_dir: Path, args: Sequence[str]) -> DbtOutcome:
@@ -190,9 +199,9 @@ def run_dbt_discovering(project_dir: Path, args: Sequence[str]) -> DbtOutcome:
         return DbtOutcome(run_dbt(args), since=started)
     code = run_dbt(args)
     build_new = code != 2 and not discovery.has_selection(args)
-    new, refused = _discover(project_dir, args, add=build_new)
+    new, refused, landed = _discover(project_dir, args, add=build_new)
     if not new:
-        return DbtOutcome(code, refused=refused, since=started)
+        return DbtOutcome(code, refused=refused, since=started, landed=landed)
     earlier = read_run_results(target_path(project_dir, args), started)
     status(f"building the tables of {len(new)} new measurement(s): {', '.join(new)}")
     follow_up_started = time.time()
@@ -204,11 +213,12 @@ def run_dbt_discovering(project_dir: Path, args: Sequence[str]) -> DbtOutcome:
 
 def _discover(
     project_dir: Path, args: Sequence[str], add: bool
-) -> tuple[list[str], Mapping[str, str]]:
+) -> tuple[list[str], Mapping[str, str], tuple[LandedMeasurement, ...] | None]:
     """Write the generated models of the measurements in the raw log (with
     ``add``, also of those that have none yet: a build follows). Returns the
-    new ones and why some get none. Nothing happens without a Spark session,
-    or before a build has left a manifest and rpt_measurements."""
+    new ones, why some get none, and the rows of rpt_measurements read (None
+    when not read). Nothing happens without a Spark session, or before a
+    build has left a manifest and rpt_measurements."""
     from pyspark.errors import PySparkException
 
     from python_udfs import discovery
@@ -217,17 +227,19 @@ def _discover(
     manifest = discovery.read_manifest(target_path(project_dir, args))
     spark = _active_spark()
     if manifest is None or spark is None:
-        return [], {}
+        return [], {}, None
     try:
-        landed = [m.measurement for m in query_measurements(spark, target_schema(args), {})]
+        rows = tuple(query_measurements(spark, target_schema(args), {}))
     except PySparkException:
-        return [], {}
+        return [], {}, None
     present = discovery.generated_measurements(project_dir)
-    verdict = discovery.plan(landed, discovery.read_project(manifest), present)
+    verdict = discovery.plan(
+        [m.measurement for m in rows], discovery.read_project(manifest), present
+    )
     measurements = list(verdict.generate)
     if not add:
         measurements = [m for m in measurements if m in present]
-    return discovery.write_generated(project_dir, measurements), verdict.refused
+    return discovery.write_generated(project_dir, measurements), verdict.refused, rows
 
 
 def retract_args(chunks: Sequence[str]) -> list[str]:
@@ -264,7 +276,9 @@ def run_command(project_dir: Path, args: list[str], spark: object, inputs: str |
     if args[0] in SUMMARIZED:
         from python_udfs.run_summary import print_run_summary
 
-        print_run_summary(project_dir, args, outcome.since, outcome.earlier, outcome.refused)
+        print_run_summary(
+            project_dir, args, outcome.since, outcome.earlier, outcome.refused, outcome.landed
+        )
     home = Path(os.environ["TSDEDUP_HOME"])
     if outcome.code == 0 and inputs is not None:
         up_to_date.remember(home, inputs, args)

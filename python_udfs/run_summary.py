@@ -20,7 +20,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -230,11 +230,13 @@ def read_tables(
     schema: str,
     run_results: Mapping[str, Any],
     refused: Mapping[str, str],
+    landed: Sequence[LandedMeasurement] | None = None,
 ) -> tuple[Ingested | None, list[SuspectChunk], list[LandedMeasurement], list[TableChange]]:
     """What the summary reads from the tables: the ingest, its suspect chunks,
     the landed measurements and the table changes, each only when the run
     built the model it comes from. A raw log that took no new file answers
-    for the first two without a query: these invocations have no chunk."""
+    for the first two without a query: these invocations have no chunk.
+    ``landed``: rpt_measurements as read since the run ended, if it was."""
     invocation_ids = run_results["invocation_ids"]
     ingested: Ingested | None = None
     suspects: list[SuspectChunk] = []
@@ -246,7 +248,10 @@ def read_tables(
     if model_ran(run_results, "rpt_suspect_times") and (ingested is None or ingested.files):
         suspects = query_suspects(spark, schema, invocation_ids)
     if model_ran(run_results, "rpt_measurements"):
-        measurements = query_measurements(spark, schema, refused)
+        if landed is None:
+            measurements = query_measurements(spark, schema, refused)
+        else:
+            measurements = [replace(m, problem=refused.get(m.measurement)) for m in landed]
     return ingested, suspects, measurements, query_changes(spark, schema, invocation_ids)
 
 
@@ -348,11 +353,13 @@ def print_run_summary(
     since: float,
     earlier: Sequence[Mapping[str, Any]] = (),
     refused: Mapping[str, str] | None = None,
+    landed: Sequence[LandedMeasurement] | None = None,
 ) -> None:
     """Print the summary of the dbt run that started at ``since`` (epoch seconds),
     together with the ``earlier`` invocations of the same command and why the
     ``refused`` measurements have no table; nothing when it left no
-    run_results.json (it failed before running nodes)."""
+    run_results.json (it failed before running nodes). ``landed``:
+    rpt_measurements as read since the run ended, if it was."""
     from pyspark.errors import PySparkException
     from pyspark.sql import SparkSession
 
@@ -370,7 +377,7 @@ def print_run_summary(
     if spark is not None and invocation_ids:
         try:
             ingested, suspects, measurements, changes = read_tables(
-                spark, target_schema(args), run_results, refused or {}
+                spark, target_schema(args), run_results, refused or {}, landed
             )
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"

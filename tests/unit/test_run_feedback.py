@@ -203,6 +203,27 @@ def test_summary_reads_the_ingest_only_when_the_raw_log_took_files() -> None:
     assert [sum(f"`tsdedup`.{t} " in s for s in spark.statements) for t in tables] == [1, 1, 1]
 
 
+def test_summary_takes_the_measurements_discovery_read_without_asking_again() -> None:
+    results = _raw_log_results("OK (nothing new)")
+    results["results"].append({"unique_id": "model.tsdedup.rpt_measurements", "status": "success"})
+    spark = _RecordingSpark()
+    _, _, measurements, _ = read_tables(spark, "tsdedup", results, {})
+    assert sum("rpt_measurements" in s for s in spark.statements) == 1
+    landed = [
+        LandedMeasurement("cpu", 9, False, ("cpu",)),
+        LandedMeasurement("bad name", 2, True, ()),
+    ]
+    spark = _RecordingSpark()
+    _, _, measurements, _ = read_tables(
+        spark, "tsdedup", results, {"bad name": "a name with a space"}, landed
+    )
+    assert not any("rpt_measurements" in s for s in spark.statements)
+    assert measurements == [
+        LandedMeasurement("cpu", 9, False, ("cpu",)),
+        LandedMeasurement("bad name", 2, True, (), "a name with a space"),
+    ]
+
+
 def test_run_results_of_an_earlier_run_are_not_this_runs(tmp_path: Path) -> None:
     assert read_run_results(tmp_path, 0.0) is None  # none written
     path = tmp_path / "run_results.json"
