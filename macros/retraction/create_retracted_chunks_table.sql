@@ -5,7 +5,6 @@
 #}
 {% macro create_retracted_chunks_table() %}
     {%- set relation = tsdedup.retracted_chunks_relation() -%}
-    {%- do run_query('create schema if not exists ' ~ relation.schema) -%}
     {%- set ddl -%}
 create table if not exists {{ relation }} (
     retraction_seq bigint comment 'Order of the retraction: measurement tables rebuild what each new one touched',
@@ -15,6 +14,6 @@ create table if not exists {{ relation }} (
 )
 using iceberg
     {%- endset -%}
-    {%- do run_query(ddl) -%}
+    {%- do tsdedup.create_table_if_missing(relation, ddl) -%}
     {{ return('') }}
 {% endmacro %}

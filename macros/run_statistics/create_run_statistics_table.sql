@@ -5,7 +5,6 @@
 #}
 {% macro create_run_statistics_table() %}
     {%- set relation = tsdedup.run_statistics_relation() -%}
-    {%- do run_query('create schema if not exists ' ~ relation.schema) -%}
     {%- set ddl -%}
 create table if not exists {{ relation }} (
     invocation_id string comment 'The dbt invocation (run) that changed the partition',
@@ -30,6 +29,6 @@ create table if not exists {{ relation }} (
 using iceberg
 partitioned by (days(run_started_at))
     {%- endset -%}
-    {%- do run_query(ddl) -%}
+    {%- do tsdedup.create_table_if_missing(relation, ddl) -%}
     {{ return('') }}
 {% endmacro %}
