@@ -16,6 +16,10 @@ unsigned copies of Spark's signed jars (Janino, which compiles every query's
 generated code) and the Iceberg runtime, which ``spark.jars`` would load with a
 class loader of Spark's; that archives about 5,000 more classes (decision 0016).
 ``TSDEDUP_JVM_ARCHIVE=0`` turns it off; ``TSDEDUP_JVM_CACHE`` moves it.
+Each start marks the files it uses (their modification time); when an archive
+is built, the folder's files that no start has used for ``UNUSED_DAYS`` (an
+archive of a JVM or jars replaced since, and its class list and jars) are
+removed, so the folder does not grow with every upgrade.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ from python_udfs import iceberg_jars
 
 # Options that keep an unusable archive quiet (the JVM then starts without it).
 QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+# Files of the cache folder that no start used for this long are removed.
+UNUSED_DAYS = 30
+# What the folder holds: archives, class lists, scans for signed jars, jars.
+CACHED_FILES = ("tsdedup-*.jsa", "classes-*.lst", "signed-*.txt", "*.jar")
 
 
 def enabled() -> bool:
@@ -179,7 +187,29 @@ def driver() -> Driver:
         return Driver([], [])
     home = spark_home()
     jars = driver_jars(java_binary, home, folder)
-    return Driver(driver_options(folder, archive_key(java_binary, home, jars)), jars)
+    key = archive_key(java_binary, home, jars)
+    mark_used([*paths(key, folder), *jars])
+    return Driver(driver_options(folder, key), jars)
+
+
+def mark_used(files: Sequence[Path]) -> None:
+    """Set the modification time of those of ``files`` that exist to now."""
+    for file in files:
+        with contextlib.suppress(OSError):
+            os.utime(file)
+
+
+def remove_unused(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove the cached files no start has used for UNUSED_DAYS; returns them."""
+    limit = (time.time() if now is None else now) - UNUSED_DAYS * 86400
+    removed: list[Path] = []
+    for pattern in CACHED_FILES:
+        for file in sorted(folder.glob(pattern)):
+            with contextlib.suppress(OSError):
+                if file.stat().st_mtime < limit:
+                    file.unlink()
+                    removed.append(file)
+    return removed
 
 
 def build_in_background() -> None:
@@ -200,6 +230,7 @@ def build_in_background() -> None:
     except FileNotFoundError:
         pass
     marker.touch()
+    remove_unused(folder)
     subprocess.Popen(
         dump_command(java_binary, home, folder, key, jars),
         stdin=subprocess.DEVNULL,

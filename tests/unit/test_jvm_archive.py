@@ -4,7 +4,9 @@ a JVM then starts with."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -44,6 +46,30 @@ def test_the_key_changes_with_the_jvm_and_the_jars(tmp_path: Path) -> None:
     second = jvm_archive.archive_key(java, home)
     java.write_bytes(b"another jvm")
     assert jvm_archive.archive_key(java, home) != second
+
+
+def test_files_no_start_used_for_a_month_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "jvm"
+    folder.mkdir()
+    names = ["tsdedup-old.jsa", "classes-old.lst", "signed-old.txt", "unsigned-1-x.jar"]
+    names += ["tsdedup-new.jsa", "classes-new.lst", "notes.txt"]
+    for name in names:
+        (folder / name).write_bytes(b"x")
+    month_ago = time.time() - (jvm_archive.UNUSED_DAYS + 1) * 86400
+    for name in [*names[:4], "tsdedup-new.jsa", "notes.txt"]:
+        os.utime(folder / name, (month_ago, month_ago))
+    # A start marks what it uses: this archive stays, though built long ago.
+    jvm_archive.mark_used([folder / "tsdedup-new.jsa", folder / "missing.jar"])
+    removed = jvm_archive.remove_unused(folder)
+    assert sorted(p.name for p in removed) == sorted(names[:4])
+    # Files of other kinds are not the cache's to remove.
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "classes-new.lst",
+        "notes.txt",
+        "tsdedup-new.jsa",
+    ]
 
 
 def test_the_turned_off_archive_gives_no_options(monkeypatch: pytest.MonkeyPatch) -> None:
