@@ -14,15 +14,19 @@
 
     The watermark is the table's when the view was built. The table only moves
     forward, and re-applying chunks it already holds changes nothing, so the
-    view stays correct until it is rebuilt; it just reads more chunks. Points of
+    view stays correct until it is rebuilt; it just reads more chunks. So a
+    run keeps the view while the table's watermark is at most
+    var('tsdedup_live_view_lag') (a fraction, 0.1) of it ahead of the view's
+    and nothing else in its SQL changed (decision 0027); 0 rebuilds it
+    whenever the table moves. Points of
     not-yet-merged chunks with a tag the view has no column for are kept apart
     by that tag (a different series) until the view is rebuilt and shows it; a
     field the view does not know yet is not shown; type conflicts are left out,
     as in the table.
 #}
 {% macro live_measurement(table) %}
-    {%- set points_relation = ref('stg_points') -%}
-    {%- set conflicts_relation = ref('int_type_conflicts') -%}
+    {%- do ref('stg_points') -%}
+    {%- do ref('int_type_conflicts') -%}
     {%- do ref('int_column_types') -%} {#- read by measurement_columns #}
     {%- if not execute -%}
         {{ return('') }}
@@ -39,73 +43,27 @@
     {%- for column in adapter.get_columns_in_relation(table) -%}
         {%- do stored_columns.append(column.name) -%}
     {%- endfor -%}
-    {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
-    {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
-    {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
-    {%- set sql -%}
-
-with merged_points as (
-    select
-        0 as ingestion_order,
-        struct(
-            {{ tsdedup._stored_point_items(columns, stored_columns, 'merged') | join(',\n            ') }}
-        ) as point,
-        {{ no_tags }} as unlisted_tags
-    from {{ table }} as merged
-),
-
-unmerged_points as (
-    {#- Chunks after the table's watermark (chunk {{ watermark }}), without type conflicts. #}
-    {%- set unlisted = 'p.tags' if not columns['tags'] else 'map_filter(p.tags, (k, v) -> not k in ' ~ tsdedup.string_list(columns['tags']) ~ ')' %}
-    select
-        {{ tsdedup.ingestion_order('p.chunk_seq', 'p.position') }} as ingestion_order,
-        struct(
-            {{ tsdedup._new_point_items(columns, 'p') | join(',\n            ') }}
-        ) as point,
-        sort_array(map_entries({{ unlisted }})) as unlisted_tags
-    from {{ points_relation }} as p
-    left anti join {{ conflicts_relation }} as c
-        on p.chunk_seq = c.chunk_seq and p.position = c.position
-    where
-        p.measurement = {{ tsdedup.string_literal(measurement_name) }}
-        and p.chunk_seq > {{ watermark }}
-),
-
-points as (
-    select
-        ingestion_order,
-        point,
-        unlisted_tags
-    from merged_points
-
-    union all
-
-    select
-        ingestion_order,
-        point,
-        unlisted_tags
-    from unmerged_points
-),
-
-deduplicated as (
-    {{ tsdedup.deduplicate_points(
-        'points',
-        tag_columns + ['time_ns'],
-        field_columns,
-        ['ingestion_order'],
-        mode,
-        hidden_keys=['unlisted_tags'],
-    ) | indent(4) }}
-)
-
-select
-    {%- for column in tag_columns + field_columns %}
-    point.{{ column }},
-    {%- endfor %}
-    {{ tsdedup.time_from_ns('point.time_ns') }} as `time`,
-    point.time_ns
-from deduplicated
-{%- endset -%}
+    {%- set sql = tsdedup._live_view_sql(table, measurement_name, mode, columns, stored_columns, watermark) -%}
+    {#- A view built at an earlier watermark is kept while the chunks since
+        then are few (var tsdedup_live_view_lag): re-reading chunks the table
+        holds changes nothing, and keeping the view saves dropping and
+        creating it (decision 0027). Its SQL names the watermark it reads
+        after; it is kept only if its SQL (in the relation cache's text of
+        it) is what this macro writes for that watermark. -#}
+    {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- set lag = var('tsdedup_live_view_lag', 0.1) -%}
+    {%- if existing is not none and existing.information and lag and not should_full_refresh() -%}
+        {%- set found = modules.re.search("-- the chunks after chunk ([0-9]+), the table's watermark", existing.information) -%}
+        {%- set built_at = found.group(1) | int if found else none -%}
+        {%- if built_at is not none and built_at < watermark and watermark - built_at <= lag * watermark -%}
+            {%- set kept_sql = tsdedup._live_view_sql(table, measurement_name, mode, columns, stored_columns, built_at) -%}
+            {%- if (kept_sql | trim) in existing.information -%}
+                {{ log("tsdedup: " ~ this ~ " kept: built at chunk " ~ built_at ~ ", " ~ (watermark - built_at)
+                    ~ " chunk(s) before the table's watermark " ~ watermark ~ " (var tsdedup_live_view_lag: " ~ lag ~ ")") }}
+                {%- set sql = kept_sql -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
     {%- set limit = var('tsdedup_max_view_text', 32700) -%}
     {%- if limit and sql | length > limit | int -%}
         {% do exceptions.raise_compiler_error(

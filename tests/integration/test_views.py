@@ -132,3 +132,45 @@ def test_a_measurement_without_new_points_keeps_its_state_and_live_view(
     for relation in ("w", "w_live"):
         (rows,) = ws.sql(f"select host, y, z, time_ns from tsdedup.{relation} order by host")
         assert rows == want, relation
+
+
+def test_a_live_view_is_kept_while_its_table_moved_little(workspace: Workspace) -> None:
+    """A live view built at an earlier watermark is kept while the table is at
+    most var('tsdedup_live_view_lag') of its watermark ahead: it reads the
+    chunks since again, which changes none of its rows (decision 0027)."""
+    ws = workspace
+    ws.add_measurement_model("lv", "lv")
+    (ws.project / "models" / "live" / "lv_live.sql").write_text(
+        "{{ tsdedup.live_measurement(ref('lv')) }}\n", encoding="utf-8"
+    )
+    t1, t2 = 1_700_000_000_000_000_000, 1_700_000_000_000_000_001
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "live" / "lv_live.sql"
+    query = "select host, x, time_ns from tsdedup.{} order by time_ns"
+
+    ws.land("1.lp", f"lv,host=a x=1 {t1}\n")
+    ws.tsdedup("run").check()
+    assert "-- the chunks after chunk 1, the table's watermark" in compiled.read_text()
+
+    # Chunk 2 re-delivers (a, t1) with a new value and brings (a, t2); the
+    # table moves from chunk 1 to 2, half of its watermark.
+    ws.land("2.lp", f"lv,host=a x=2 {t1}\nlv,host=a x=3 {t2}\n")
+    result = ws.tsdedup("run", "--vars", "{tsdedup_live_view_lag: 0.5}").check()
+    assert view_messages(ws)["lv_live"] == "OK (unchanged)", result.stdout
+    assert "-- the chunks after chunk 1, the table's watermark" in compiled.read_text()
+    table, live = ws.sql(query.format("lv"), query.format("lv_live"))
+    expected = [{"host": "a", "x": 2.0, "time_ns": t1}, {"host": "a", "x": 3.0, "time_ns": t2}]
+    assert table == live == expected
+
+    # Ingested, not merged yet: the kept view shows it over the table.
+    ws.land("3.lp", f"lv,host=a x=4 {t2}\n")
+    ws.tsdedup("run", "--select", "raw_chunks").check()
+    (live,) = ws.sql(query.format("lv_live"))
+    assert live == [expected[0], {"host": "a", "x": 4.0, "time_ns": t2}]
+
+    # The default lag (0.1 of watermark 3) is exceeded: the view is built again
+    # at the table's watermark, with the same rows as the table.
+    ws.tsdedup("run").check()
+    assert view_messages(ws)["lv_live"] == "OK"
+    assert "-- the chunks after chunk 3, the table's watermark" in compiled.read_text()
+    table, live = ws.sql(query.format("lv"), query.format("lv_live"))
+    assert table == live == [expected[0], {"host": "a", "x": 4.0, "time_ns": t2}]
