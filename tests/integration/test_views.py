@@ -66,6 +66,11 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
 
     ws.build("--vars", "{unused: 1}")  # the same project: nothing to create again
     kept = view_messages(ws)
+    # Nor do the on-run-start hooks create their tables again (create_table_if_missing).
+    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    log = log[log.rindex("Running with dbt") :]
+    assert "create table if not exists" not in log
+    assert "create schema if not exists" not in log
     for view in ("stg_points", "stg_chunks", "rpt_rejects", "rpt_suspect_times", "my_files"):
         assert kept[view] == "OK (unchanged)", (view, kept[view])
     assert kept["my_star"] == "OK", "a view that selects * is created again"
