@@ -32,6 +32,10 @@ def warm_up_statements(schema: str, landing: str) -> list[str]:
         f" from {table} where row_kind = 'chunk'",
         f"select count(*) from tsdedup_empty_files({string_literal(landing)})",
         "select count(*) from tsdedup_read_chunk('warm-up.lp', 'warm-up.lp', x'', 'ns', 0)",
+        # The first `describe` of a process takes 1-2 s (Spark's describe
+        # builds each output row in code the JIT has not compiled yet); every
+        # model's materialization describes tables.
+        f"describe extended {table}",
     ]
 
 

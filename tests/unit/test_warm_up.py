@@ -32,6 +32,7 @@ def test_names_from_the_profile_and_the_landing_folder_are_quoted() -> None:
     statements = warm_up_statements(INJECTION, "/land/it's")
     assert "from `x``; drop table y; --`.`raw_chunks` where" in statements[1]
     assert "tsdedup_empty_files('/land/it\\'s')" in statements[2]
+    assert statements[-1] == "describe extended `x``; drop table y; --`.`raw_chunks`"
 
 
 def test_a_failing_statement_is_skipped_and_the_others_still_run() -> None:
