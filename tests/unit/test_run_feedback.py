@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -388,3 +389,25 @@ def test_bad_settings_stop_the_command_with_one_line(
     assert cli.main(["build"]) == 2
     assert "TSDEDUP_PROGRESS_SECONDS='often'" in capsys.readouterr().err
     assert not (tmp_path / "home").exists()  # stopped before anything started
+
+
+class _MeetingSpark(_RecordingSpark):
+    """Each statement waits until ``parties`` statements have started: queries
+    run one after the other never get there (the barrier breaks)."""
+
+    def __init__(self, parties: int) -> None:
+        super().__init__()
+        self.barrier = threading.Barrier(parties, timeout=10)
+
+    def sql(self, statement: str) -> SimpleNamespace:
+        answer = super().sql(statement)
+        self.barrier.wait()
+        return answer
+
+
+def test_summary_queries_run_at_once() -> None:
+    spark = _MeetingSpark(parties=3)
+    ingested, suspects, _, changes = read_tables(spark, "tsdedup", _raw_log_results("OK"), {})
+    assert ingested == Ingested(2, 10, 100, (("cpu", 9),))
+    assert (suspects, changes) == ([], [])
+    assert len(spark.statements) == 3
