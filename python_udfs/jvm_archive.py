@@ -16,10 +16,12 @@ unsigned copies of Spark's signed jars (Janino, which compiles every query's
 generated code) and the Iceberg runtime, which ``spark.jars`` would load with a
 class loader of Spark's; that archives about 5,000 more classes (decision 0016).
 ``TSDEDUP_JVM_ARCHIVE=0`` turns it off; ``TSDEDUP_JVM_CACHE`` moves it.
-Each start marks the files it uses (their modification time); when an archive
-is built, the folder's files that no start has used for ``UNUSED_DAYS`` (an
-archive of a JVM or jars replaced since, and its class list and jars) are
-removed, so the folder does not grow with every upgrade.
+Each start marks the files it uses: the archive and class list by their
+modification time, a jar by that of a marker beside it (``<jar>.used``),
+since a JVM refuses an archive whose jars' modification times changed. When
+an archive is built, the folder's files that no start has used for
+``UNUSED_DAYS`` (an archive of a JVM or jars replaced since, and its class
+list and jars) are removed, so the folder does not grow with every upgrade.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 # Files of the cache folder that no start used for this long are removed.
 UNUSED_DAYS = 30
 # What the folder holds: archives, class lists, scans for signed jars, jars.
-CACHED_FILES = ("tsdedup-*.jsa", "classes-*.lst", "signed-*.txt", "*.jar")
+CACHED_FILES = ("tsdedup-*.jsa", "classes-*.lst", "signed-*.txt", "*.jar", "*.jar.used")
+# Beside a jar, the file whose modification time says when a start last used it.
+USED_SUFFIX = ".used"
 
 
 def enabled() -> bool:
@@ -74,14 +78,16 @@ def java() -> Path | None:
 
 def archive_key(java_binary: Path, home: Path, jars: Sequence[Path] = ()) -> str:
     """Which JVM and which jars (Spark's and the driver's own ``jars``): an
-    archive is used with exactly these."""
+    archive is used with exactly these. The JVM checks each jar's size and
+    modification time against the archive's and ignores an archive built
+    from other ones, so both are in the key: a jar replaced or touched gets
+    an archive of its own instead of one the JVM refuses."""
     digest = hashlib.sha256()
     stat = java_binary.stat()
     digest.update(f"{java_binary}|{stat.st_size}|{stat.st_mtime_ns}".encode())
-    for jar in sorted((home / "jars").glob("*.jar")):
-        digest.update(f"|{jar.name}|{jar.stat().st_size}".encode())
-    for jar in jars:
-        digest.update(f"|{jar}|{jar.stat().st_size}".encode())
+    for jar in [*sorted((home / "jars").glob("*.jar")), *jars]:
+        jar_stat = jar.stat()
+        digest.update(f"|{jar}|{jar_stat.st_size}|{jar_stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -192,11 +198,30 @@ def driver() -> Driver:
     return Driver(driver_options(folder, key), jars)
 
 
+def _used_marker(jar: Path) -> Path:
+    return jar.with_name(jar.name + USED_SUFFIX)
+
+
 def mark_used(files: Sequence[Path]) -> None:
-    """Set the modification time of those of ``files`` that exist to now."""
+    """Mark those of ``files`` that exist as used now: the modification time
+    of each, or for a jar that of its marker (never the jar's own, which the
+    archive was built with)."""
     for file in files:
         with contextlib.suppress(OSError):
-            os.utime(file)
+            if file.suffix == ".jar":
+                if file.is_file():
+                    _used_marker(file).touch()
+            else:
+                os.utime(file)
+
+
+def _last_used(file: Path) -> float:
+    """When a start last used ``file`` (a jar: the later of it and its marker)."""
+    used = file.stat().st_mtime
+    if file.suffix == ".jar":
+        with contextlib.suppress(OSError):
+            used = max(used, _used_marker(file).stat().st_mtime)
+    return used
 
 
 def remove_unused(folder: Path, now: float | None = None) -> list[Path]:
@@ -206,7 +231,7 @@ def remove_unused(folder: Path, now: float | None = None) -> list[Path]:
     for pattern in CACHED_FILES:
         for file in sorted(folder.glob(pattern)):
             with contextlib.suppress(OSError):
-                if file.stat().st_mtime < limit:
+                if _last_used(file) < limit:
                     file.unlink()
                     removed.append(file)
     return removed

@@ -46,6 +46,14 @@ def test_the_key_changes_with_the_jvm_and_the_jars(tmp_path: Path) -> None:
     second = jvm_archive.archive_key(java, home)
     java.write_bytes(b"another jvm")
     assert jvm_archive.archive_key(java, home) != second
+    # The JVM refuses an archive whose jars have another modification time.
+    own = tmp_path / "own.jar"
+    own.write_bytes(b"c")
+    third = jvm_archive.archive_key(java, home, [own])
+    jvm_archive.mark_used([own])  # a start's mark leaves the jar as it was
+    assert jvm_archive.archive_key(java, home, [own]) == third
+    os.utime(own, (1_000_000, 1_000_000))
+    assert jvm_archive.archive_key(java, home, [own]) != third
 
 
 def test_files_no_start_used_for_a_month_are_removed(
@@ -54,21 +62,28 @@ def test_files_no_start_used_for_a_month_are_removed(
     folder = tmp_path / "jvm"
     folder.mkdir()
     names = ["tsdedup-old.jsa", "classes-old.lst", "signed-old.txt", "unsigned-1-x.jar"]
-    names += ["tsdedup-new.jsa", "classes-new.lst", "notes.txt"]
+    names += ["unsigned-1-x.jar.used", "tsdedup-new.jsa", "classes-new.lst", "notes.txt"]
+    names += ["unsigned-2-y.jar"]
     for name in names:
         (folder / name).write_bytes(b"x")
     month_ago = time.time() - (jvm_archive.UNUSED_DAYS + 1) * 86400
-    for name in [*names[:4], "tsdedup-new.jsa", "notes.txt"]:
+    for name in [*names[:5], "tsdedup-new.jsa", "notes.txt", "unsigned-2-y.jar"]:
         os.utime(folder / name, (month_ago, month_ago))
-    # A start marks what it uses: this archive stays, though built long ago.
-    jvm_archive.mark_used([folder / "tsdedup-new.jsa", folder / "missing.jar"])
+    # A start marks what it uses: this archive stays, though built long ago,
+    # and so does this jar, by a marker beside it: the jar keeps its own time.
+    jvm_archive.mark_used(
+        [folder / "tsdedup-new.jsa", folder / "unsigned-2-y.jar", folder / "missing.jar"]
+    )
+    assert (folder / "unsigned-2-y.jar").stat().st_mtime == pytest.approx(month_ago)
     removed = jvm_archive.remove_unused(folder)
-    assert sorted(p.name for p in removed) == sorted(names[:4])
+    assert sorted(p.name for p in removed) == sorted(names[:5])
     # Files of other kinds are not the cache's to remove.
     assert sorted(p.name for p in folder.iterdir()) == [
         "classes-new.lst",
         "notes.txt",
         "tsdedup-new.jsa",
+        "unsigned-2-y.jar",
+        "unsigned-2-y.jar.used",
     ]
 
 
@@ -132,11 +147,17 @@ def test_the_dump_command_builds_an_archive_a_jvm_starts_with(
     class_list.write_text(
         "".join(name.replace(".", "/") + "\n" for name in ["java.lang.Object", *loaded])
     )
+    # Built a while ago, as a machine's jars are when a later start marks them.
+    for jar in jars:
+        if jar.parent == tmp_path:
+            os.utime(jar, (time.time() - 3600, time.time() - 3600))
     command = jvm_archive.dump_command(java, home, tmp_path, "k2", jars)
     command[2] = command[2].replace("sleep 10; ", "")  # no driver to wait for here
     subprocess.run(command, check=True, timeout=300)
     assert archive.is_file()
     assert not list(tmp_path.glob("*.tmp"))
+    # Every later start marks the files it uses; the archive must still map.
+    jvm_archive.mark_used([archive, class_list, *jars])
     # -Xshare:on refuses to start when the archive cannot be used, here with
     # the collector the driver runs (spark_session.DRIVER_GC_OPTIONS).
     program = tmp_path / "Load.java"
