@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -238,34 +238,39 @@ def read_tables(
     built the model it comes from. A raw log that took no new file answers
     for the first two without a query: these invocations have no chunk.
     ``landed``: rpt_measurements as read since the run ended, if it was."""
-    invocation_ids = run_results["invocation_ids"]
+    ids = run_results["invocation_ids"]
+    nothing_landed = wrote_nothing(run_results, "raw_chunks")
     # The queries are small and independent: each is mostly Spark's fixed cost
     # per statement, so they run at once, one thread each.
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="tsdedup-summary") as pool:
-        ingested_query = suspects_query = measurements_query = None
-        ingested: Ingested | None = None
-        if wrote_nothing(run_results, "raw_chunks"):
-            ingested = Ingested(0, 0, 0)
-        elif model_ran(run_results, "raw_chunks"):
-            ingested_query = pool.submit(query_ingested, spark, schema, invocation_ids)
-        if model_ran(run_results, "rpt_suspect_times") and (ingested is None or ingested.files):
-            # of a raw log that took no new file there is nothing to ask
-            suspects_query = pool.submit(query_suspects, spark, schema, invocation_ids)
-        measurements: list[LandedMeasurement] = []
-        if model_ran(run_results, "rpt_measurements"):
-            if landed is None:
-                measurements_query = pool.submit(query_measurements, spark, schema, refused)
-            else:
-                measurements = [replace(m, problem=refused.get(m.measurement)) for m in landed]
-        changes_query = pool.submit(query_changes, spark, schema, invocation_ids)
+
+        def ask(ran: bool, query: Callable[..., Any], *args: Any) -> Future[Any] | None:
+            return pool.submit(query, spark, schema, *args) if ran else None
+
+        ingested_query = ask(
+            model_ran(run_results, "raw_chunks") and not nothing_landed, query_ingested, ids
+        )
+        suspects_query = ask(
+            model_ran(run_results, "rpt_suspect_times") and not nothing_landed, query_suspects, ids
+        )
+        measurements_query = ask(
+            model_ran(run_results, "rpt_measurements") and landed is None,
+            query_measurements,
+            refused,
+        )
+        changes = query_changes(spark, schema, ids)
+        ingested = Ingested(0, 0, 0) if nothing_landed else None
         if ingested_query is not None:
             ingested = ingested_query.result()
         suspects = suspects_query.result() if suspects_query is not None else []
         if ingested is not None and not ingested.files:
             suspects = []  # the invocations landed no chunk: none can be suspect
+        measurements: list[LandedMeasurement] = []
         if measurements_query is not None:
             measurements = measurements_query.result()
-        return ingested, suspects, measurements, changes_query.result()
+        elif landed is not None and model_ran(run_results, "rpt_measurements"):
+            measurements = [replace(m, problem=refused.get(m.measurement)) for m in landed]
+        return ingested, suspects, measurements, changes
 
 
 def query_ingested(spark: Any, schema: str, invocation_ids: Sequence[str]) -> Ingested:
