@@ -79,7 +79,7 @@
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
         {%- call statement('main') -%}
-            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, meta['tsdedup_measurement']) }}
+            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, before) }}
         {%- endcall -%}
     {%- endif -%}
     {%- if record_current and not rebuild -%}

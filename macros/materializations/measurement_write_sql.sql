@@ -13,13 +13,13 @@
         (merge_measurement_sql).
 
     Appends and overwrites come sorted by each day's own key, so the table's
-    write order (set for a merge) is cleared first.
+    write order (set for a merge) is cleared first. `state` is the table's
+    state record (read_measurement_state), read before this run wrote.
 #}
-{% macro measurement_write_sql(source, target, existing, measurement_name) %}
+{% macro measurement_write_sql(source, target, existing, state) %}
     {%- set header = tsdedup.write_mode_header() -%}
-    {%- set state = tsdedup.read_measurement_state(target) -%}
     {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
-        {{ return(tsdedup.merge_measurement_sql(source, target, header, measurement_name, state)) }}
+        {{ return(tsdedup.merge_measurement_sql(source, target, header, state)) }}
     {%- endif -%}
     {%- do tsdedup.set_write_order(target, [], state) -%}
     {%- if header == '/* tsdedup write mode: append */' -%}

@@ -35,9 +35,11 @@
     makes Spark's constraint inference grow exponentially with the tags.
     The compiled SQL starts
     with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
-    days: 2026-11-02, key times: 1762041600000000000 to 1762045200000000000 */`;
-    the key times, when the stored keys were asked, bound the stored rows a new
-    point can match), which tells the measurement materialization which
+    days: 2026-11-02, key times: 1762041600000000000 to 1762045200000000000,
+    tags: {"names": ["host"], "sort key": ["host"]} */`; the key times, when
+    the stored keys were asked, bound the stored rows a new point can match;
+    the tags and the days' shared sort key, which the model asked for, spare
+    the merge asking again), which tells the measurement materialization which
     statement to write (measurement_write_sql). A point's values travel in one
     struct, `point`, so no tag or field can meet an internal column (0013).
 #}
@@ -201,7 +203,8 @@
 /* tsdedup write mode: {{ merge.mode }}
 {%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}
 {%- if merge.key_times %}, key times: {{ merge.key_times[0] }} to {{ merge.key_times[1] }}{% endif %}{% endif %}
-{%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %} */
+{%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %}
+{%- if merge.mode in ['merge', 'replace'] %}, tags: {{ tsdedup.comment_json({'names': columns['tags'], 'sort key': shared_key}) }}{% endif %} */
 with new_points as (
     {#- Points of this measurement whose every column has the established type:
         their place in ingestion order, their values in the struct `point`, and

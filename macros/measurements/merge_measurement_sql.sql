@@ -34,8 +34,10 @@
     by the tasks that joined them (`write.merge.distribution-mode` none: no
     exchange that would hand a day's rows to one task).
 
-    `header` is the model's write-mode comment, e.g.
-    `/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-02 */`;
+    `header` is the model's write-mode comment, e.g. `/* tsdedup write mode:
+    merge, winner rule: fields, days: 2026-11-02, tags: {"names": ["host"],
+    "sort key": ["host"]} */`: the measurement's tags and the days' shared
+    sort key come from the model (comment_json), which asked for them;
     `state` the table's state record (read_measurement_state).
 
     Mode 'replace' (`/* tsdedup write mode: replace, days: ... */`, after a
@@ -44,8 +46,8 @@
     that `source` no longer has is deleted; all in one commit, even for a day
     left with no row.
 #}
-{% macro merge_measurement_sql(source, target, header, measurement_name, state) %}
-    {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+?)(, key times: (-?[0-9]+) to (-?[0-9]+))? \\*/', header) -%}
+{% macro merge_measurement_sql(source, target, header, state) %}
+    {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+?)(, key times: (-?[0-9]+) to (-?[0-9]+))?, tags: (\\{.*\\}) \\*/$', header) -%}
     {%- if not found -%}
         {% do exceptions.raise_compiler_error("tsdedup.merge_measurement_sql: " ~ target ~ ": the model's SQL does not start with a merge or replace write mode comment: " ~ header[:200]) %}
     {%- endif -%}
@@ -53,12 +55,13 @@
     {%- set winner_rule = found.group(2) -%}
     {%- set days = found.group(3).split() -%}
     {%- set key_times = [found.group(5), found.group(6)] if found.group(4) else none -%}
+    {%- set named = fromjson(found.group(7)) -%}
     {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
-    {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', names) | list -%}
+    {%- set tags = named['names'] | select('in', names) | list -%}
     {%- set fields = names | reject('in', tags + ['time', 'time_ns', 'series_hash']) | list -%}
 
-    {%- set key = tsdedup.shared_sort_key(tsdedup.model_relation('sort_keys'), measurement_name, tags, days) -%}
-    {%- do tsdedup.set_write_order(target, (key or []) + ['time_ns'], state) -%}
+    {%- set key = (named['sort key'] or []) | select('in', tags) | list -%}
+    {%- do tsdedup.set_write_order(target, key + ['time_ns'], state) -%}
     {#- Tables created before these properties were set (dbt_project.yml). -#}
     {%- set merge_properties = tsdedup.set_properties_if_changed(target, state['properties'], {
         'write.merge.mode': 'merge-on-read',

@@ -19,14 +19,16 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
 MINUTE = 60 * 10**9
-ODD = "we`ird tag"  # a tag name that needs quoting (backtick, space)
+# A tag name that needs quoting (backtick, space) and could end or open a SQL
+# comment, such as the write-mode header that names the tags.
+ODD = "we`ird */ tag /*"
 HOSTS = ["h1", "h2", "h3"]
 
 
 def line(
     host: str | None, odd: str | None, fields: str, minute: int, zone: str | None = None
 ) -> str:
-    tags = (f",host={host}" if host else "") + (f",we`ird\\ tag={odd}" if odd else "")
+    tags = (f",host={host}" if host else "") + (f",we`ird\\ */\\ tag\\ /*={odd}" if odd else "")
     tags += f",zone={zone}" if zone else ""
     return f"mg{tags} {fields} {DAY0 + minute * MINUTE}"
 
@@ -155,7 +157,9 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     # new points of minutes 30-33 without looking for them.
     assert compiled.startswith(
         "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01, "
-        f"key times: {DAY0} to {DAY0 + 4 * MINUTE} */"
+        f"key times: {DAY0} to {DAY0 + 4 * MINUTE}, "
+        'tags: {"names": ["host", "we`ird \\u002a/ tag /\\u002a"], '
+        '"sort key": ["we`ird \\u002a/ tag /\\u002a", "host"]} */'
     )
     executed = (ws.project / "target/run/tsdedup/models/measurements/mg.sql").read_text(
         encoding="utf-8"
@@ -169,7 +173,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     for table in ("mg", "mg_last"):
         (properties,) = ws.sql(f"show tblproperties tsdedup.{table}")
         assert {"key": "write.merge.distribution-mode", "value": "none"} in properties, table
-    assert "t.`we``ird tag` <=> s.`we``ird tag`" in executed
+    assert "t.`we``ird */ tag /*` <=> s.`we``ird */ tag /*`" in executed
     assert "t.`value` = coalesce(s.`value`, t.`value`)" in executed
     second = check_state(ws, landed)
     assert len(second) == 84
@@ -188,7 +192,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     check_files_sorted(ws, KEY)
     # The merge wrote its rows in the day's key: the table's write order.
     assert write_order(ws) == (
-        "we`ird tag ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
+        f"{ODD} ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
     )
 
     (stats,) = ws.sql(
@@ -212,7 +216,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     assert "merge into tsdedup.mg as t" in run_3_log
     assert "alter table tsdedup.mg write" not in run_3_log
     assert write_order(ws) == (
-        "we`ird tag ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
+        f"{ODD} ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
     )
     third = check_state(ws, landed)
     assert len(third) == 84 + 0  # every key of run 3 is stored already
