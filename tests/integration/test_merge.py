@@ -9,6 +9,8 @@ folds the deletes in; every state equals the reference semantics.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.integration.conftest import Workspace, assert_file_sorted, point_values
@@ -214,6 +216,17 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     assert "row by row" in ws.build().stdout
     run_3_log = log.read_text(encoding="utf-8")[logged:]
     assert "merge into tsdedup.mg as t" in run_3_log
+
+    def asked(statement: str) -> int:
+        """How many times model mg sent a statement starting so in run 3."""
+        return len(re.findall(r"On model\.tsdedup\.mg: /\* \{[^\n]*\*/\s*" + statement, run_3_log))
+
+    # Each thing is asked once: the state record by the model, before the
+    # write and after it; the columns and the days' shared sort key by the
+    # model, whose write-mode header hands them to the merge.
+    assert asked(r"show tblproperties tsdedup\.mg\b") == 3
+    assert asked("select column_name, column_type") == 1
+    assert asked(r"select\s+count\(distinct partition_key\)") == 1
     assert "alter table tsdedup.mg write" not in run_3_log
     assert write_order(ws) == (
         f"{ODD} ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
