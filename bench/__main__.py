@@ -29,6 +29,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     parser.add_argument("--seed", type=int, help="generator seed (default: the scale's)")
     parser.add_argument("--chunk-points", type=int, help="points per chunk file")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        help="runs of each full recompute on Spark, alternating (default: the scale's)",
+    )
     return parser
 
 
@@ -40,6 +45,8 @@ def _command(args: argparse.Namespace) -> str:
         parts.append(f"--seed {args.seed}")
     if args.chunk_points is not None:
         parts.append(f"--chunk-points {args.chunk_points}")
+    if args.repeats is not None:
+        parts.append(f"--repeats {args.repeats}")
     return " ".join(parts)
 
 
@@ -61,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides["seed"] = args.seed
     if args.chunk_points is not None:
         overrides["chunk_points"] = args.chunk_points
+    if args.repeats is not None:
+        overrides["full_build_repeats"] = args.repeats
     scale = scale.with_overrides(**overrides) if overrides else scale
 
     from bench.runner import Benchmark

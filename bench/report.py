@@ -269,6 +269,26 @@ def _engine_lines(doc: dict[str, Any]) -> list[str]:
     ]
 
 
+def _repeat_lines(doc: dict[str, Any]) -> list[str]:
+    """Every run of the contenders that ran more than once, and which one the
+    tables show."""
+    repeats = {k: v for k, v in (doc.get("repeats") or {}).items() if len(v) > 1}
+    if not repeats:
+        return []
+    runs = "; ".join(
+        f"{LABELS[key].split(' (')[0]} {', '.join(_fmt(s) for s in seconds)}"
+        for key, seconds in repeats.items()
+    )
+    count = max(len(v) for v in repeats.values())
+    return [
+        f"The full recomputes on Spark ran {count} times each, one after the other in turn, "
+        "since one run of either varies by more than a tenth between identical runs; the "
+        "tables show each one's median run (peak RSS: the largest of its runs). Model s of "
+        f"every run, in order: {runs}.",
+        "",
+    ]
+
+
 def _ingest_lines(doc: dict[str, Any]) -> list[str]:
     ingest = doc.get("ingest") or {}
     if not ingest.get("lines_per_second"):
@@ -317,6 +337,10 @@ def summary(doc: dict[str, Any]) -> str:
         f"{g['table_points']:,}: {g['tsdedup_incremental_seconds']:.1f} s" for g in doc["growth"]
     )
     lines.append(f"growth (incremental, model s): {growth}")
+    for key, seconds in (doc.get("repeats") or {}).items():
+        if len(seconds) > 1:
+            runs = ", ".join(f"{s:.1f}" for s in seconds)
+            lines.append(f"{key}: every run {runs} s (the table shows the median)")
     ingest = doc.get("ingest") or {}
     if ingest.get("lines_per_second"):
         lines.append(
@@ -388,6 +412,7 @@ def markdown(doc: dict[str, Any], command: str) -> str:
         "",
         *_table(CONTENDER_HEADERS, contender_rows(doc)),
         "",
+        *_repeat_lines(doc),
         "### Growth: the same delta into tables of different sizes",
         "",
         *_table(

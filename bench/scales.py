@@ -45,6 +45,10 @@ class Scale:
     delta_duplicate_share: float = 0.10
     partial_share: float = 0.5
     recent_window_intervals: int = 360
+    # The two full recomputes on Spark (tsdedup's rebuild, dropDuplicates) run
+    # this many times each, alternating, and each reports its median run: a
+    # single run of either varies by more than a tenth between identical runs.
+    full_build_repeats: int = 1
     interval_ns: int = INTERVAL_NS
     end_ns: int = TABLE_END_NS
 
@@ -58,6 +62,8 @@ class Scale:
             raise ValueError("the delta's new points must be whole intervals of all hosts")
         if self.recent_window_intervals > min(self.growth_points) // self.hosts:
             raise ValueError("the re-delivery window is longer than the smallest table")
+        if self.full_build_repeats < 1:
+            raise ValueError("the full recomputes must run at least once")
 
     @property
     def table_points(self) -> int:
@@ -118,5 +124,6 @@ SCALES: dict[str, Scale] = {
         growth_points=(1_000_000, 3_000_000, 10_000_000),
         # ~5 MB files: the table's 1,000 files are one run's worth (tsdedup's default).
         chunk_points=10_000,
+        full_build_repeats=3,
     ),
 }

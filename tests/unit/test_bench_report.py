@@ -6,13 +6,20 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from bench.__main__ import main
+from bench.layout import RowCounts
 from bench.merge_model import merge_model_sql
-from bench.procs import run_measured, tree_rss_bytes
+from bench.procs import Measured, run_measured, tree_rss_bytes
 from bench.report import markdown, ratios, summary, targets, with_verdicts
+from bench.runner import assemble, median_run
 from bench.schema import FIELDS, TAGS
+from bench.tsdedup_steps import Build, Timed
+from tests.unit.bench_scales import TINY
 
 KEYS = ("tsdedup_incremental", "tsdedup_rebuild", "dbt_merge", "spark_dropduplicates", "duckdb_arc")
 
@@ -183,3 +190,79 @@ def test_rerun_names_the_result_file_the_run_wrote() -> None:
         "bench/results/m.json"
     )
     assert _out_path("python -m bench --scale full") == "bench/results/latest.json"
+
+
+def test_the_median_run_is_a_measured_run() -> None:
+    runs = [("a", 62.0), ("b", 71.5), ("c", 60.1)]
+    assert median_run(runs, lambda r: r[1]) == ("a", 62.0)
+    # An even number: the faster of the two middle runs, not their average.
+    assert median_run([*runs, ("d", 59.0)], lambda r: r[1]) == ("c", 60.1)
+    assert median_run([("only", 5.0)], lambda r: r[1]) == ("only", 5.0)
+    with pytest.raises(ValueError, match="no runs"):
+        median_run([], lambda r: r[1])
+
+
+def _timed(seconds: float, rss: float) -> Timed:
+    return Timed(seconds, seconds + 10, rss, {"cpu_rebuild": seconds})
+
+
+def _measured(wall: float, rss: float, tmp_path: Path) -> Measured:
+    return Measured(0, wall, rss, tmp_path / "out", tmp_path / "err")
+
+
+def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> None:
+    counts = {"base": RowCounts(900, 50, 50), "delta": RowCounts(9, 1, 0)}
+    noop = SimpleNamespace(measured=_measured(15.0, 1000.0, tmp_path))
+    engine = SimpleNamespace(as_dict=lambda: _engine())
+    main_runs = {
+        "incremental": Timed(2.0, 20.0, 1500.0, {"cpu": 2.0, "raw_chunks": 1.0}),
+        "merge": Timed(10.0, 30.0, 1600.0, {}),
+        # In run order: 62, 71.5 (the largest memory), 60.1.
+        "rebuilds": [_timed(62.0, 3000.0), _timed(71.5, 5000.0), _timed(60.1, 3100.0)],
+        "sparks": [
+            (_measured(50.0, 4000.0, tmp_path), {"seconds": 46.8}),
+            (_measured(49.0, 4100.0, tmp_path), {"seconds": 44.9}),
+            (_measured(52.0, 4200.0, tmp_path), {"seconds": 48.0}),
+        ],
+        "noop": noop,
+        "skip": _measured(0.3, 100.0, tmp_path),
+        "engine": engine,
+        "build": Build(files=10, runs=1, nodes={"raw_chunks": 0.01}),
+    }
+    growth = {
+        TINY.growth_points[0]: Timed(1.9, 19.0, 1400.0),
+        TINY.table_points: main_runs["incremental"],
+    }
+    checks = {"per_contender": _doc()["differences"], "reference_keys": 10}
+    doc = assemble(
+        TINY,
+        {"started_at": "2026-01-01T00:00:00+00:00"},
+        counts,
+        main_runs,
+        growth,
+        {"duckdb_arc": (_measured(9.0, 900.0, tmp_path), {"seconds": 8.0})},
+        checks,
+        {"duckdb": "x"},
+    )
+    assert doc["seconds"]["tsdedup_rebuild"] == 62.0
+    assert doc["wall_seconds"]["tsdedup_rebuild"] == 72.0  # the median run's own
+    assert doc["seconds"]["spark_dropduplicates"] == 46.8
+    assert doc["wall_seconds"]["spark_dropduplicates"] == 50.0
+    assert doc["peak_rss_mb"]["tsdedup_rebuild"] == 5000.0  # memory: every run
+    assert doc["peak_rss_mb"]["spark_dropduplicates"] == 4200.0
+    assert doc["repeats"] == {
+        "tsdedup_rebuild": [62.0, 71.5, 60.1],
+        "spark_dropduplicates": [46.8, 44.9, 48.0],
+    }
+    assert doc["details"]["rebuild_nodes"] == {"cpu_rebuild": 62.0}
+    assert ratios(doc)["rebuild_over_dropduplicates"] == round(62.0 / 46.8, 2)
+    page = markdown(with_verdicts(doc), "python -m bench --scale small --out x.json")
+    assert (
+        "Model s of every run, in order: tsdedup rebuild 62.0, 71.5, 60.1; "
+        "Spark dropDuplicates 46.8, 44.9, 48.0." in " ".join(page.split())
+    )
+    assert "tsdedup_rebuild: every run 62.0, 71.5, 60.1 s (the table shows the median)" in (
+        summary(doc)
+    )
+    # One run of each (the smaller scales): nothing to say about repeats.
+    assert "in order:" not in markdown(with_verdicts(_doc()), "python -m bench")
