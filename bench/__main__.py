@@ -19,6 +19,13 @@ from bench.report import markdown, summary, with_verdicts
 from bench.scales import SCALES
 
 
+def _at_least_one(text: str) -> int:
+    count = int(text)
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{count}: each recompute runs at least once")
+    return count
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=sorted(SCALES), help="how much data")
@@ -31,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--chunk-points", type=int, help="points per chunk file")
     parser.add_argument(
         "--repeats",
-        type=int,
+        type=_at_least_one,
         help="runs of each full recompute on Spark, alternating (default: the scale's)",
     )
     return parser

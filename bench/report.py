@@ -269,10 +269,15 @@ def _engine_lines(doc: dict[str, Any]) -> list[str]:
     ]
 
 
+def _repeated(doc: dict[str, Any]) -> dict[str, list[float]]:
+    """The seconds of every run of each contender that ran more than once."""
+    return {k: v for k, v in (doc.get("repeats") or {}).items() if len(v) > 1}
+
+
 def _repeat_lines(doc: dict[str, Any]) -> list[str]:
     """Every run of the contenders that ran more than once, and which one the
     tables show."""
-    repeats = {k: v for k, v in (doc.get("repeats") or {}).items() if len(v) > 1}
+    repeats = _repeated(doc)
     if not repeats:
         return []
     runs = "; ".join(
@@ -337,10 +342,9 @@ def summary(doc: dict[str, Any]) -> str:
         f"{g['table_points']:,}: {g['tsdedup_incremental_seconds']:.1f} s" for g in doc["growth"]
     )
     lines.append(f"growth (incremental, model s): {growth}")
-    for key, seconds in (doc.get("repeats") or {}).items():
-        if len(seconds) > 1:
-            runs = ", ".join(f"{s:.1f}" for s in seconds)
-            lines.append(f"{key}: every run {runs} s (the table shows the median)")
+    for key, seconds in _repeated(doc).items():
+        runs = ", ".join(f"{s:.1f}" for s in seconds)
+        lines.append(f"{key}: every run {runs} s (the table shows the median)")
     ingest = doc.get("ingest") or {}
     if ingest.get("lines_per_second"):
         lines.append(

@@ -174,6 +174,8 @@ def test_scales_are_consistent() -> None:
         assert scale.delta_duplicates == scale.delta_points // 10
     with pytest.raises(ValueError, match="multiple"):
         Scale(name="bad", hosts=3, growth_points=(100,), chunk_points=30)
+    with pytest.raises(ValueError, match="at least once"):
+        SCALES["small"].with_overrides(full_build_repeats=0)
 
 
 def test_chunk_text_does_not_depend_on_how_many_chunks_one_query_reads(tiny: Generator) -> None:

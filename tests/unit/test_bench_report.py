@@ -266,3 +266,13 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
     )
     # One run of each (the smaller scales): nothing to say about repeats.
     assert "in order:" not in markdown(with_verdicts(_doc()), "python -m bench")
+
+
+def test_repeats_below_one_are_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--scale", "small", "--out", str(tmp_path / "x.json"), "--repeats", "0"])
+    assert stopped.value.code == 2
+    assert "--repeats: 0: each recompute runs at least once" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
