@@ -182,8 +182,9 @@ def test_a_bad_setting_stops_the_command_before_spark_starts(
     assert not (tmp_path / "home").exists()
 
 
-def code_cache_bytes(*options: str) -> int:
-    """The code cache a JVM started with ``options`` reserves."""
+def jvm_flag(name: str, *options: str) -> int:
+    """The value of the JVM flag ``name`` in a JVM started with ``options``
+    (which it must accept: a misspelt option stops it)."""
     java = jvm_archive.java()
     if java is None:
         pytest.skip("no java")
@@ -193,9 +194,26 @@ def code_cache_bytes(*options: str) -> int:
         text=True,
         check=True,
     ).stdout
-    found = re.search(r"\bReservedCodeCacheSize\s*=\s*(\d+)", flags)
+    found = re.search(rf"\b{name}\s*=\s*(\d+)", flags)
     assert found, flags[:500]
     return int(found.group(1))
+
+
+def code_cache_bytes(*options: str) -> int:
+    """The code cache a JVM started with ``options`` reserves."""
+    return jvm_flag("ReservedCodeCacheSize", *options)
+
+
+def test_the_short_lived_jvm_compiles_sooner() -> None:
+    # Its row loops run a few thousand rows per task: compiled after fewer
+    # calls and loop iterations than the defaults wait for.
+    for name in (
+        "Tier3InvocationThreshold",
+        "Tier3MinInvocationThreshold",
+        "Tier3CompileThreshold",
+        "Tier3BackEdgeThreshold",
+    ):
+        assert jvm_flag(name, *jvm_mode.SHORT_OPTIONS) < jvm_flag(name), name
 
 
 def test_the_short_lived_jvm_keeps_the_default_code_cache() -> None:
