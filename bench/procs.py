@@ -58,25 +58,42 @@ def _statm(pid: int) -> tuple[int, ...] | None:
         return None
 
 
+def _exe(pid: int) -> str | None:
+    """The binary a process runs (/proc/PID/exe), None once it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
 def tree_rss_bytes(
     root: int,
     children: Callable[[], dict[int, list[int]]] = _children,
     statm: Callable[[int], tuple[int, ...] | None] = _statm,
+    exe: Callable[[int], str | None] = _exe,
 ) -> int:
     """Resident bytes of ``root`` and all its descendants (0 once it is gone).
 
-    A child whose figures equal its parent's page for page is in the instant
-    between spawning and exec (the JVM starts `chmod` and the like through
-    vfork): it shares its parent's memory, which is counted once."""
+    The JVM starts `chmod` and the like through vfork: until the child runs
+    its own binary, it shares the JVM's memory, which is counted once. Such a
+    child shows its parent's figures page for page, or, when the JVM's memory
+    moved between the two reads, still runs the JVM's own binary (a JVM
+    starts no JVM of its own)."""
     tree = children()
     total = 0
-    todo: list[tuple[int, tuple[int, ...] | None]] = [(root, None)]
+    todo: list[tuple[int, tuple[int, ...] | None, str | None]] = [(root, None, None)]
     while todo:
-        pid, parent = todo.pop()
+        pid, parent, parent_exe = todo.pop()
         figures = statm(pid)
-        if figures is not None and len(figures) > 1 and figures != parent:
+        binary = exe(pid)
+        spawning = figures == parent or (
+            parent_exe is not None
+            and binary == parent_exe
+            and os.path.basename(parent_exe) == "java"
+        )
+        if figures is not None and len(figures) > 1 and not spawning:
             total += figures[1] * _PAGE
-        todo.extend((child, figures) for child in tree.get(pid, ()))
+        todo.extend((child, figures, binary) for child in tree.get(pid, ()))
     return total
 
 

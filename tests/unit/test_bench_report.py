@@ -166,6 +166,10 @@ def test_peak_memory_covers_the_process_tree(tmp_path: Path) -> None:
     assert measured.peak_rss_mb > 250  # the grandchild's 300 MiB were counted
 
 
+def no_exe(pid: int) -> str | None:
+    return None
+
+
 def test_a_child_sharing_its_parents_memory_is_counted_once() -> None:
     # 1 is the JVM, 2 a child it is spawning (vfork: the same pages, the same
     # figures), 3 a worker of its own; 2 also has a child of its own figures.
@@ -174,13 +178,37 @@ def test_a_child_sharing_its_parents_memory_is_counted_once() -> None:
     figures[4] = (20, 7, 1, 1, 0, 10, 0)
     tree = {1: [2, 3], 2: [4]}
     page = os.sysconf("SC_PAGE_SIZE")
-    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 100 + 7) * page
+    assert tree_rss_bytes(1, lambda: tree, figures.get, no_exe) == (4000 + 100 + 7) * page
     # Once the child has its own memory, it counts.
     figures[2] = (9000, 3999, 50, 1, 0, 8000, 0)
-    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 3999 + 100 + 7) * page
+    assert tree_rss_bytes(1, lambda: tree, figures.get, no_exe) == (4000 + 3999 + 100 + 7) * page
     # A process that is gone counts nothing, its children still count.
     del figures[2]
-    assert tree_rss_bytes(1, lambda: tree, figures.get) == (4000 + 100 + 7) * page
+    assert tree_rss_bytes(1, lambda: tree, figures.get, no_exe) == (4000 + 100 + 7) * page
+
+
+def test_a_jvms_child_before_its_exec_is_counted_once() -> None:
+    # The JVM's memory moved between reading its figures and its spawning
+    # child's: the child still runs the JVM's binary, so it shares the JVM's
+    # memory. A Python daemon's forked worker runs the daemon's binary too,
+    # and counts.
+    java, python = "/usr/lib/jvm/java-17/bin/java", "/usr/bin/python3.11"
+    figures = {
+        1: (9000, 4000, 50, 1, 0, 8000, 0),
+        2: (9004, 4003, 50, 1, 0, 8004, 0),
+        3: (300, 100, 10, 1, 0, 200, 0),
+        4: (280, 90, 10, 1, 0, 190, 0),
+    }
+    binaries = {1: java, 2: java, 3: python, 4: python}
+    tree = {1: [2, 3], 3: [4]}
+    page = os.sysconf("SC_PAGE_SIZE")
+    assert tree_rss_bytes(1, lambda: tree, figures.get, binaries.get) == (4000 + 100 + 90) * page
+    # Once it runs its own binary, it counts.
+    binaries[2] = "/usr/bin/chmod"
+    figures[2] = (30, 8, 1, 1, 0, 10, 0)
+    assert (
+        tree_rss_bytes(1, lambda: tree, figures.get, binaries.get) == (4000 + 8 + 100 + 90) * page
+    )
 
 
 def test_rerun_names_the_result_file_the_run_wrote() -> None:
