@@ -46,8 +46,8 @@ SHORT_RUN_BYTES = 96 * 1024 * 1024
 # C1 alone would reserve 48 MB for compiled code, which a 1 % run fills; the
 # JVM then stops compiling. Keep the tiered JVM's 240 MB (decision 0016).
 # C1 compiles a method after half as many calls and a loop after a tenth of
-# the iterations as by default: the row loops of a short run's few thousand
-# rows per task run compiled, not interpreted (decision 0016).
+# the iterations as by default: a short run's row loops, tens of thousands of
+# rows per task, run compiled rather than interpreted (decision 0016).
 SHORT_OPTIONS = (
     "-XX:TieredStopAtLevel=1",
     "-XX:ReservedCodeCacheSize=240m",

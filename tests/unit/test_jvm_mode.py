@@ -205,7 +205,7 @@ def code_cache_bytes(*options: str) -> int:
 
 
 def test_the_short_lived_jvm_compiles_sooner() -> None:
-    # Its row loops run a few thousand rows per task: compiled after fewer
+    # Its row loops run tens of thousands of rows per task: compiled after fewer
     # calls and loop iterations than the defaults wait for.
     for name in (
         "Tier3InvocationThreshold",
