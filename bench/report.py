@@ -251,7 +251,7 @@ def _skip_lines(doc: dict[str, Any]) -> list[str]:
         return []
     return [
         f"Repeated with nothing changed in between, the same `tsdedup run` stopped before "
-        f"starting Spark, in {doc['skip_wall_seconds']:,.1f} s wall (README, "
+        f"starting Spark, in {doc['skip_wall_seconds']:,.1f} s wall (docs/operations.md, "
         '"A run with nothing to do").',
         "",
     ]
@@ -483,8 +483,8 @@ def markdown(doc: dict[str, Any], command: str) -> str:
         "",
         "dbt's seconds per node (models and hooks) of the incremental run and of a run with",
         "nothing to do, the slowest first, then the rest of each command's wall time; with a",
-        "resident engine (README), the same for a 1 % re-delivery (the delta landed again",
-        "under new names) and a run with nothing to do, each in the engine:",
+        "resident engine (docs/operations.md), the same for a 1 % re-delivery (the delta",
+        "landed again under new names) and a run with nothing to do, each in the engine:",
         "",
         *_table(*_node_rows(doc)),
         "",
