@@ -1,15 +1,8 @@
 {#
-    dbt-spark's incremental materialization, except that a model whose compiled
-    SQL starts with `/* tsdedup write mode: none */` (it knows from metadata
-    that nothing new has come: no new file, no chunk after the last one it
-    holds) runs no statement: no temporary view, no schema check, no empty
-    insert, which is an Iceberg commit of its own. A model whose SQL starts
-    with `/* tsdedup write mode: files */` (raw_chunks, decision 0021) writes
-    its rows as data files itself: its query's result names them, and one
-    add_files commits them. On the first run the table is created empty
-    first, from the columns' data types in the model's YAML, where the query
-    writes its files (raw_files_folder); the point columns the files bring
-    (decision 0025) are added to the table before the commit.
+    dbt-spark's incremental materialization, except for two write modes:
+    `none` runs no statement (decision 0018); `files` commits the Parquet
+    files the query names with one add_files (raw_chunks, decisions 0021,
+    0025). docs/internals.md, "The write modes".
 #}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] %}
     {%- if tsdedup.write_mode_header() == '/* tsdedup write mode: none */'

@@ -1,25 +1,8 @@
 {#
-    The materialization of measurement tables (`materialized='measurement'`).
-
-      - first build, full refresh, and a table written before rows carried
-        their series hash (write mode `rebuild`, decision 0026): one `create
-        or replace table ... as select`. Iceberg stages the new table and
-        swaps it in with a single commit, so a rebuild that fails leaves the
-        old table and its rows as
-        they were (dbt-spark's incremental materialization drops the table
-        first);
-      - incremental run with nothing new (write mode `none`): no write; when
-        the model found its state record current (`none; state record
-        current`), the record is not written either;
-      - incremental run: the model's rows go to a temporary view, new columns
-        are added to the table, and measurement_write_sql writes them in the
-        mode the model's SQL names (append, row-level merge or overwrite of the
-        touched day partitions).
-
-    Then, unless the record is current, record_measurement_state writes the
-    table's state record (one commit, only if it changed), after putting right
-    the series hashes of a table someone else wrote since the last record.
-    is_incremental() is true for it as for dbt's incremental models.
+    The materialization of measurement tables (`materialized='measurement'`):
+    `rebuild` is one `create or replace table ... as select`, `none` writes
+    nothing, the other modes go through measurement_write_sql; then
+    record_measurement_state. docs/internals.md, "The write modes".
 #}
 {% materialization measurement, adapter='spark', supported_languages=['sql'] %}
     {%- set file_format = config.get('file_format', 'iceberg') -%}

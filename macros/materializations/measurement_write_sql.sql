@@ -1,20 +1,8 @@
 {#
-    The write statement of an incremental measurement run. The model's SQL
-    starts with the write mode plan_measurement_write chose from metadata:
-
-      - `/* tsdedup write mode: append */`: nothing stored can share a key with
-        the new points; they are inserted into the table;
-      - `/* tsdedup write mode: merge, ... */`: they are merged into the stored
-        rows row by row (merge_measurement_sql);
-      - `/* tsdedup write mode: overwrite */`: they are deduplicated with the
-        stored rows of the day partitions they touch, which are overwritten;
-      - `/* tsdedup write mode: replace, ... */`: after a retraction, the rows
-        of the days rebuilt from the raw log replace those days' rows
-        (merge_measurement_sql).
-
-    Appends and overwrites come sorted by each day's own key, so the table's
-    write order (set for a merge) is cleared first. `state` is the table's
-    state record (read_measurement_state), read before this run wrote.
+    The write statement of an incremental measurement run, by the write mode
+    its SQL starts with (append, merge, overwrite, replace); `state` is the
+    table's state record as read before this run wrote. docs/internals.md,
+    "The write modes".
 #}
 {% macro measurement_write_sql(source, target, existing, state) %}
     {%- set header = tsdedup.write_mode_header() -%}

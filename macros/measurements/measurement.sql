@@ -1,47 +1,8 @@
 {#
-    The body of a measurement model: the measurement's points, deduplicated.
-
-        -- models/measurements/h2o.sql
-        {{ tsdedup.measurement('h2o') }}
-
-    Columns: one per tag (string), one per field (its type), `time` (timestamp,
-    microseconds) and `time_ns` (the exact nanosecond key). Tags and fields are
-    discovered from the data; a point that writes a column with another type than
-    the measurement's established one is left out (see int_type_conflicts).
-    `dedup_mode` overrides var('tsdedup_dedup_mode'): 'fields' or 'last_row'.
-    Rows are written day by day in each day partition's sort key (sort_keys).
-
-    Incremental: a run reads the chunks ingested since the table's watermark
-    (its state record, read_measurement_state) and writes them in one of three modes that
-    plan_measurement_write decides from metadata:
-      - append: nothing stored can share a key with them; they are deduplicated
-        among themselves and inserted, nothing stored is read or rewritten;
-      - merge: the deduplicated new points are merged into the stored rows of the
-        day partitions they touch, row by row (merge_measurement_sql);
-      - overwrite: the table's rows in the touched day partitions and the new
-        points are deduplicated together (the stored rows come first in
-        ingestion order) and those partitions are overwritten.
-    Untouched partitions are neither read nor rewritten; with no new point and
-    no new column, nothing is (write mode `none`). When the table's watermark
-    is recorded, one query (log_heads) finds that case first: no catalog row
-    and no column first used after the watermark, and no new retraction; if
-    the table is still at the snapshot its state record names, the record is
-    not written either (`none; state record current`).
-    Every row carries `series_hash` (series_hash of its tags), which the
-    incremental plan asks with `time_ns` instead of reading the rows; a table
-    written before it is rebuilt once (decision 0026). A row-level merge
-    computes it as it writes (merge_measurement_sql): in the merge's source, an
-    expression over every tag column next to the join's `<=>` on each of them
-    makes Spark's constraint inference grow exponentially with the tags.
-    The compiled SQL starts
-    with the write mode (`/* tsdedup write mode: merge, winner rule: fields,
-    days: 2026-11-02, key times: 1762041600000000000 to 1762045200000000000,
-    tags: {"names": ["host"], "sort key": ["host"]} */`; the key times, when
-    the stored keys were asked, bound the stored rows a new point can match;
-    the tags and the days' shared sort key, which the model asked for, spare
-    the merge asking again), which tells the measurement materialization which
-    statement to write (measurement_write_sql). A point's values travel in one
-    struct, `point`, so no tag or field can meet an internal column (0013).
+    The body of a measurement model, `{{ tsdedup.measurement('h2o') }}`: the
+    measurement's points, deduplicated under `dedup_mode` (default
+    var('tsdedup_dedup_mode')). Its compiled SQL starts with the write mode it
+    chose: docs/internals.md, "The write modes" (decisions 0013, 0018, 0026).
 #}
 {% macro measurement(measurement_name, dedup_mode=none) %}
     {%- if measurement_name is not string or measurement_name | length == 0 -%}

@@ -1,50 +1,8 @@
 {#
-    The write statement of a measurement model in mode 'merge' (see
-    plan_measurement_write): merge the run's deduplicated new points (`source`)
-    into the stored rows of the day partitions they touch, row by row.
-
-        merge into tsdedup.cpu as t
-        using cpu__dbt_tmp as s
-        on
-            (t.`time` >= timestamp'2026-11-02 00:00:00' and t.`time` < timestamp'2026-11-03 00:00:00')
-            and t.time_ns = s.time_ns
-            and t.`host` <=> s.`host`
-        when matched then update set
-            t.`usage_user` = coalesce(s.`usage_user`, t.`usage_user`)
-        when not matched then insert (`host`, `usage_user`, `time`, `time_ns`, series_hash)
-        values (s.`host`, s.`usage_user`, s.`time`, s.`time_ns`, xxhash64(if(s.`host` is null, null, 'host'), s.`host`))
-
-    With `key times: <min> to <max>` in the header (the stored keys were asked,
-    plan_measurement_write), the stored rows outside those times cannot share
-    a key with a new point: the merge reads only those inside (`t.time_ns
-    between ...`), and the new points outside are inserted.
-
-    The stored row comes first in ingestion order, so under the winner rule
-    'fields' a field keeps its stored value only where the new points have none;
-    under 'last_row' the new row replaces it whole. A matched row keeps its
-    series hash (the same tags); an inserted row gets its own, computed here
-    rather than in `source` (decision 0026: Spark's constraint inference over
-    a source with a hash of every tag grows exponentially with the tags). Tags
-    compare with `<=>`: an absent tag is NULL and NULL equals NULL. The day predicates let Iceberg read
-    only the touched partitions.
-
-    The table is merge-on-read: a matched row is marked deleted in a position
-    delete file and written again, no stored data file is rewritten. Rows are
-    written in the days' shared sort key, set as the table's write order first,
-    by the tasks that joined them (`write.merge.distribution-mode` none: no
-    exchange that would hand a day's rows to one task).
-
-    `header` is the model's write-mode comment, e.g. `/* tsdedup write mode:
-    merge, winner rule: fields, days: 2026-11-02, tags: {"names": ["host"],
-    "sort key": ["host"]} */`: the measurement's tags and the days' shared
-    sort key come from the model (comment_json), which asked for them;
-    `state` the table's state record (read_measurement_state).
-
-    Mode 'replace' (`/* tsdedup write mode: replace, days: ... */`, after a
-    retraction): `source` holds every row of those days, rebuilt from the raw
-    log, so a matched row is replaced whole, and a stored row of those days
-    that `source` no longer has is deleted; all in one commit, even for a day
-    left with no row.
+    The write statement in modes 'merge' and 'replace': an Iceberg MERGE of
+    `source` into `target` on the key, as the model's write-mode `header`
+    describes; `state` is the table's state record. docs/internals.md, "The
+    write modes" (decisions 0011, 0014, 0026).
 #}
 {% macro merge_measurement_sql(source, target, header, state) %}
     {%- set found = modules.re.match('/\\* tsdedup write mode: (merge, winner rule: (fields|last_row)|replace), days: ([0-9 -]+?)(, key times: (-?[0-9]+) to (-?[0-9]+))?, tags: (\\{.*\\}) \\*/$', header) -%}

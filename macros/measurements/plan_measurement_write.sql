@@ -1,48 +1,8 @@
 {#
-    How an incremental run writes a measurement table, decided from metadata
-    alone (IOx: never sort-merge what cannot hold a duplicate):
-
-      - the day partitions the chunks after `after_chunk` have points in, with
-        their time range and point count in each, from the chunk catalog
-        `catalog_relation`;
-      - the time range and row count of every data file of the table in those
-        partitions, from Iceberg's `files` metadata table (column bounds of
-        `time_ns`; delete files carry no time bounds and are not counted).
-
-    If no stored file of a touched partition overlaps the new points' time range
-    there, no stored row can share a key with them. Where files do overlap in
-    time (real-time data: every chunk covers the same minutes), the stored rows'
-    `time_ns` and `series_hash` columns, in the new points' time range of each
-    such day, tell whether any new point's key may be stored there (decision
-    0026); they are asked only when the table's snapshot
-    is the one its state record names (no one else wrote since), else the
-    answer counts as "maybe".
-
-      - 'append': no touched partition can hold a new key. The run deduplicates
-        the new chunks among themselves and appends them; nothing stored is read
-        or rewritten.
-      - 'merge': some can, and the new points there are fewer than the rows
-        stored there. The run merges the deduplicated new points into the table
-        row by row (Iceberg MERGE, merge-on-read): a stored row that shares a key
-        with a new point is marked deleted and written again with the merged
-        values, every other new point is inserted. No stored data file is
-        rewritten; compaction folds the deletes in later.
-      - 'overwrite': the new points there are as many as the stored rows or more
-        (a backfill). The run merges them with the stored rows of the touched
-        partitions and overwrites those partitions, which costs about what a
-        row-level merge would and leaves no deletes behind.
-
-    `state` is the table's state record (read_measurement_state), `tags` the
-    measurement's tags (measurement_columns).
-    Returns {'mode': 'append' | 'merge' | 'overwrite', 'days': [ISO dates],
-    'overlapping_days': [ISO dates], 'key_checked_days': [ISO dates],
-    'key_times': [min, max] | none, 'layout': point_layout's answer for the
-    new chunks, when the key check asked it (it reads their tags from the
-    flat columns when it can), else absent}.
-    `overlapping_days` are the partitions that may hold a new key. `key_times`,
-    when the stored keys were asked, is the time_ns range of the new points whose
-    key it may hold: no stored row outside it can share a key with a new point,
-    so a row-level merge reads only the stored rows inside it.
+    How an incremental run writes a measurement table (append, merge or
+    overwrite), decided from metadata alone. Arguments and the returned dict:
+    _measurements__macros.yml; the rules: docs/internals.md, "The write
+    modes" (decisions 0008, 0026).
 #}
 {% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags) %}
     {%- if not execute -%}
