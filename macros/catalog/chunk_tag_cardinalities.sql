@@ -1,11 +1,8 @@
 {#
     The select of int_chunk_tag_cardinalities: per chunk and time partition,
-    its accepted points, their time range and each tag's distinct values.
-    `after_chunk` keeps the chunks after it (a literal that Spark pushes down
-    to every scan of the raw log). With `leave_out_type_conflicts` false, no
-    point is tested against int_type_conflicts: only for chunks that write no
-    column in conflict with the catalog (conflicting_column_types), where
-    that test finds nothing yet costs a scan of their points.
+    its accepted points, their time range and each tag's distinct values,
+    for the chunks after `after_chunk`; see _catalog__macros.yml for when
+    `leave_out_type_conflicts` may be false.
 #}
 {% macro chunk_tag_cardinalities(after_chunk=none, leave_out_type_conflicts=true) %}
     {%- set points_relation = ref('stg_points') -%}

@@ -1,14 +1,8 @@
 {#
-    Deduplicate points: one row per key (the key columns + `hidden_keys`, NULL
-    equal to NULL), the winner decided by ingestion order `order_by`.
-      mode 'fields'   - per field, the last non-null value (default)
-      mode 'last_row' - the whole last row
-    `relation` holds a struct column `point` (key and field columns) beside the
-    ordering columns `order_by` and `hidden_keys`; the result is one `point`
-    per key, of the same shape, beside the hidden keys. Data names live only
-    inside `point` (decision 0013). Rows come out of one sort on (hidden keys, key columns in
-    the order given): a later `sort by` on a prefix of them costs no second sort
-    (decision 0024).
+    One `point` per key (the key columns and `hidden_keys`, NULL equal to
+    NULL), the winner by ingestion order `order_by`: per field the last
+    non-null value ('fields') or the whole last row ('last_row'). Arguments:
+    _dedup__macros.yml; the one window over the key: decisions 0013, 0024.
 #}
 {% macro deduplicate_points(relation, key_columns, field_columns, order_by, mode='fields', hidden_keys=[]) %}
     {%- do tsdedup.validate_dedup_mode(mode) -%}

@@ -1,10 +1,7 @@
 {#
-    No two rows of a measurement table share the series (every tag column) and
-    time_ns. GROUP BY treats NULL as equal to NULL, so a point without a tag is
-    the same series as another point without it. Fails with the repeated keys,
-    each as a struct `point_key` (a tag may be called like any column this test
-    adds). Tags are spelled as the model spells them: a view in the metastore
-    keeps its column names in lower case.
+    No two rows of a measurement table or live view share the series (every
+    tag column, NULL equal to NULL) and time_ns; fails with the repeated keys.
+    Details: _generic_tests__macros.yml.
 #}
 {% test no_duplicate_points(model, measurement=none) %}
     {%- set name = measurement or model.identifier -%}

@@ -1,10 +1,7 @@
 {#
-    The values of a raw point row as a point of a measurement: time_ns, one
-    value per tag and per field, each named after its column. From the map
-    of the column's established type, or, with `layout` (point_layout), from
-    the raw log's flat column that holds it; a column no chunk in `layout`
-    writes is NULL of its type. Measurement models put them in the struct
-    `point` (see deduplicate_points).
+    The values of a raw point row as a point of a measurement, each named
+    after its column, from the maps or, with `layout`, from the raw log's flat
+    columns (decisions 0013, 0025; _measurements__macros.yml).
 #}
 {% macro _new_point_items(columns, alias='', layout=none) %}
     {%- set p = alias ~ '.' if alias else '' -%}

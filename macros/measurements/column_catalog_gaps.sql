@@ -1,11 +1,7 @@
 {#
-    What the column catalog `catalog_relation` (int_column_types, a table) has
-    not caught up with, as a count (0: it is current): columns the raw log
-    uses after chunk `after_chunk` (of `measurement_name` only, when given)
-    that the catalog lacks under any spelling, and catalog rows whose first
-    use is in a retracted chunk. int_column_types asks it of itself, to write
-    nothing when it is current; a measurement model asks it before reading its
-    columns (require_current_column_catalog).
+    What the column catalog `catalog_relation` has not caught up with, as a
+    count (0: it is current). Asked by int_column_types of itself and by
+    require_current_column_catalog (_measurements__macros.yml).
 #}
 {% macro column_catalog_gaps(catalog_relation, measurement_name=none, after_chunk=0) %}
     {%- if not execute -%}

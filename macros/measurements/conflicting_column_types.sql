@@ -1,15 +1,8 @@
 {#
-    The column types (`tag`, `float`, `integer`, `unsigned`, `string`,
-    `boolean`) under which some chunk of the raw log writes a column of the
-    measurement (of any measurement when `measurement_name` is none; in the
-    chunks after `after_chunk` only, when given) with another type or spelling
-    than the column catalog's: the conflicts int_type_conflicts reports, from
-    the column rows (stg_columns, a few rows a chunk) without reading a point.
-    Every column a point writes has a column row in its chunk, so only the tag
-    or field maps of these types can hold a name the catalog does not list
-    there; the points' other maps need no key test, and with no type at all no
-    point is left out. A column row the catalog lacks under any spelling counts
-    as a conflict.
+    The column types under which some chunk writes a column of the
+    measurement with another type or spelling than the column catalog's,
+    from the column rows alone: only the maps of these types need a key test
+    (_measurements__macros.yml).
 #}
 {% macro conflicting_column_types(measurement_name=none, after_chunk=none) %}
     {%- if not execute -%}

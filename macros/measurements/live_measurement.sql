@@ -1,28 +1,8 @@
 {#
-    The body of a live view: a measurement's deduplicated points as of now, for
-    users who ingest often and merge rarely.
-
-        -- models/live/h2o_live.sql
-        {{ tsdedup.live_measurement(ref('h2o')) }}
-
-    The view unions the measurement table (merged data, first in ingestion order)
-    with the points of the chunks ingested after the table's watermark, and
-    deduplicates them on the fly under the table's winner rule (IOx's querier:
-    compacted data plus not-yet-compacted chunks). So `count(*)` never counts a
-    duplicate, and a filter on a field sees the merged point: Spark cannot push
-    it below the deduplication.
-
-    The watermark is the table's when the view was built. The table only moves
-    forward, and re-applying chunks it already holds changes nothing, so the
-    view stays correct until it is rebuilt; it just reads more chunks. So a
-    run keeps the view while the table's watermark is at most
-    var('tsdedup_live_view_lag') (a fraction, 0.1) of it ahead of the view's
-    and nothing else in its SQL changed (decision 0027); 0 rebuilds it
-    whenever the table moves. Points of
-    not-yet-merged chunks with a tag the view has no column for are kept apart
-    by that tag (a different series) until the view is rebuilt and shows it; a
-    field the view does not know yet is not shown; type conflicts are left out,
-    as in the table.
+    The body of a live view, `{{ tsdedup.live_measurement(ref('h2o')) }}`: the
+    measurement table with the chunks ingested after its watermark,
+    deduplicated at query time under its winner rule. docs/internals.md,
+    "Live views"; decision 0027.
 #}
 {% macro live_measurement(table) %}
     {%- do ref('stg_points') -%}

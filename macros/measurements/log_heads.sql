@@ -1,10 +1,7 @@
 {#
     Where the logs a measurement table follows stand, in one query: the last
-    chunk of the chunk catalog and the last retraction of the register (0 when
-    empty). With `measurement_name`, also what came after chunk `after_chunk`
-    for it: its catalog rows (accepted points, per chunk and day) and the
-    columns it first used after that chunk (a new column may come without an
-    accepted point).
+    chunk and the last retraction, and with `measurement_name` what came after
+    chunk `after_chunk` for it (_measurements__macros.yml; decision 0018).
 #}
 {% macro log_heads(measurement_name=none, after_chunk=0) %}
     {#- ref() before anything returns: dbt learns the dependencies while parsing. -#}

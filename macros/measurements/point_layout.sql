@@ -1,18 +1,7 @@
 {#
-    Where a measurement's points keep their values (decision 0025), from the
-    column rows of its chunks after `after_chunk` (all of them when 0): each
-    column (type and name) the chunks write, and the raw log's flat column
-    that holds it. Returns {'tag': {name: flat column}, 'float': {...}, ...},
-    or none when some chunk keeps a column in its maps only (Spark's write,
-    a chunk stored before flat columns, a name too long for one, a column
-    the log's schema had no room for): the model
-    then reads every point from the maps. One query on the column rows, a
-    few per chunk; no point is read. The raw log is read itself, not
-    stg_columns, whose view a run that selects the measurement alone may
-    not have brought up to date. A log whose pre-hook had not added
-    `flat_column` (missing_raw_columns) when the run started is read from
-    the maps, and so is every point when `tsdedup_read_flat_columns` is
-    false or the measurement's columns are pinned (`tsdedup_columns`).
+    Where a measurement's points keep their values: each column the chunks
+    after `after_chunk` write and the raw log's flat column that holds it, or
+    none when the maps must be read (decision 0025; _measurements__macros.yml).
 #}
 {% macro point_layout(measurement_name, after_chunk=0) %}
     {%- if not execute or not var('tsdedup_read_flat_columns', true)

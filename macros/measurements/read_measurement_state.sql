@@ -1,16 +1,7 @@
 {#
-    The state record of a measurement table, read with one `show tblproperties`
-    (decision 0020; written by record_measurement_state). A dict:
-
-      measurement, dedup_mode    the measurement it holds, its winner rule
-      watermark                  last chunk merged; none if never recorded
-      previous_watermark         the watermark before the last run that moved it
-      retraction_seq             the last retraction applied
-      series_hash_column         'series_hash' when the rows carry their series
-                                 hash (decision 0026); none for a table written before
-      written_snapshot_id        the snapshot the project's last run left (or none):
-                                 a later one was written by someone else
-      snapshot_id, write_ordered, properties   what Iceberg says
+    The state record of a measurement table as a dict, read with one `show
+    tblproperties` (decision 0020; the keys: _measurements__macros.yml;
+    written by record_measurement_state).
 #}
 {% macro read_measurement_state(relation) %}
     {%- set properties = tsdedup.table_properties(relation) -%}

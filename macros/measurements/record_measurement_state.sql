@@ -1,17 +1,8 @@
 {#
-    The end of every measurement run, after its data commit (or none): write
-    the table's state record (read_measurement_state) in one `alter table`,
-    only if a value changed. A run that dies before that write leaves the old
-    record: the next run merges the same chunks again and, as the table's
-    snapshot is not the recorded one, does not trust its series hashes
-    (decisions 0020, 0026). A table written before series hashes loses the
-    properties of its key index's record, and the key index is dropped.
-    `wrote`: the run committed rows (for `previous_watermark`). `vouched`: the
-    table was at the snapshot its record names when the run began; if not,
-    someone else wrote it (a crash between a commit and its record, or a
-    statement from outside the project), and every row whose `series_hash` is
-    not its tags' hash is put right first, so the record vouches for the hashes
-    of the snapshot it names.
+    The end of every measurement run, after its data commit (or none): put
+    right the series hashes of a table someone else wrote, then write the
+    state record in one `alter table`, only if a value changed (decisions
+    0020, 0026; _measurements__macros.yml).
 #}
 {% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true) %}
     {%- if not vouched and not full_refresh -%}

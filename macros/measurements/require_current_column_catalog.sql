@@ -1,11 +1,7 @@
 {#
-    Stop a measurement model whose column catalog (int_column_types) has not
-    seen the columns of the chunks it is about to merge: it would leave out
-    every point that writes a column the catalog does not know yet. That
-    happens when a run selects the model but not the catalog, after new files
-    or a retraction (`tsdedup run --select sort_key_catalog+`). When this
-    invocation selected the catalog, it was built first and asked the same
-    question of every measurement, so nothing is asked again.
+    Stop a measurement model whose column catalog has not seen the columns of
+    the chunks it is about to merge, with the command that builds it first
+    (_measurements__macros.yml).
 #}
 {% macro require_current_column_catalog(measurement_name, after_chunk) %}
     {%- set catalog = ref('int_column_types') -%}

@@ -1,12 +1,8 @@
 {#
-    Set the order Iceberg sorts a measurement table's rows in when a statement
-    writes them without sorting them itself (a row-level MERGE): `columns` in
-    that order, ascending, NULLs first, as the models sort; within each write
-    task, so rows are not re-distributed. With no columns, clear the order,
-    so overwrites and appends, which come sorted by each day's own key, are
-    written as they come. `state`: the table's state record; an order it
-    already shows (Iceberg's `sort-order` property) is not set again, which
-    would be a commit of its own.
+    Set (or, with no columns, clear) the order Iceberg sorts a measurement
+    table's rows in when a statement does not sort them itself, within each
+    write task (_measurements__macros.yml; docs/internals.md, "The write
+    modes").
 #}
 {% macro set_write_order(relation, columns, state) %}
     {%- if columns -%}

@@ -1,12 +1,7 @@
 {#
-    The tag order that every day partition a run writes shares, or none when
-    they differ or a day has no key yet. `days` lists the ISO dates the run
-    writes; none means every day of the measurement (a rebuild). Tags of the
-    key that are not columns of the table are left out: they sort nothing.
-
-    With one shared key the rows are sorted by plain columns (day, tags in key
-    order, time_ns), which Spark sorts faster than by the per-day key
-    expression the general case needs.
+    The tag order every day partition a run writes shares, or none; with one,
+    the rows are sorted by plain columns instead of a per-day expression
+    (_measurements__macros.yml; decision 0006).
 #}
 {% macro shared_sort_key(sort_keys_relation, measurement_name, tag_columns, days=none) %}
     {#- In a dbt unit test the relation is a CTE of fixture rows, not a table to query. -#}
