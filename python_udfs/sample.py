@@ -67,10 +67,8 @@ def print_summary(schema: str, since: datetime) -> None:
     headers += ["type conflicts", "duplicates removed"]
     print(text_table([list(r) for r in chunks], headers))
     measurements = spark.sql(
-        f"select p.measurement, count(*) as points from {q}.stg_points as p "
-        f"left anti join {q}.int_type_conflicts as c "
-        "on p.chunk_seq = c.chunk_seq and p.position = c.position "
-        "group by p.measurement order by p.measurement"
+        f"select measurement, count(*) as points from {q}.int_accepted_points "
+        "group by measurement order by measurement"
     ).collect()
     rows = []
     kept_total = 0

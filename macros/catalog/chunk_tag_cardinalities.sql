@@ -5,8 +5,9 @@
     `leave_out_type_conflicts` may be false.
 #}
 {% macro chunk_tag_cardinalities(after_chunk=none, leave_out_type_conflicts=true) %}
+    {#- Both are referenced, so the model depends on both whichever it reads. -#}
+    {%- set accepted_relation = ref('int_accepted_points') -%}
     {%- set points_relation = ref('stg_points') -%}
-    {%- set conflicts_relation = ref('int_type_conflicts') -%}
 with accepted_points as (
     select
         p.measurement,
@@ -14,11 +15,7 @@ with accepted_points as (
         p.chunk_seq,
         p.time_ns,
         p.tags
-    from {{ points_relation }} as p
-    {%- if leave_out_type_conflicts %}
-    left anti join {{ conflicts_relation }} as c
-        on p.chunk_seq = c.chunk_seq and p.position = c.position
-    {%- endif %}
+    from {{ accepted_relation if leave_out_type_conflicts else points_relation }} as p
     {%- if after_chunk is not none %}
     where p.chunk_seq > {{ after_chunk }}
     {%- endif %}

@@ -27,9 +27,7 @@
         select
             count(*) as points_accepted,
             count(distinct sort_array(map_entries(p.tags)), p.time_ns) as distinct_keys
-        from {{ ref('stg_points') }} as p
-        left anti join {{ ref('int_type_conflicts') }} as c
-            on p.chunk_seq = c.chunk_seq and p.position = c.position
+        from {{ ref('int_accepted_points') }} as p
         where p.measurement = {{ name }}
     ),
 

@@ -3,8 +3,7 @@
     `watermark`.
 #}
 {% macro _live_view_sql(table, measurement_name, mode, columns, stored_columns, watermark) %}
-    {%- set points_relation = ref('stg_points') -%}
-    {%- set conflicts_relation = ref('int_type_conflicts') -%}
+    {%- set points_relation = ref('int_accepted_points') -%}
     {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
     {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
     {%- set no_tags = 'cast(array() as array<struct<key: string, value: string>>)' -%}
@@ -30,8 +29,6 @@ unmerged_points as (
         ) as point,
         sort_array(map_entries({{ unlisted }})) as unlisted_tags
     from {{ points_relation }} as p
-    left anti join {{ conflicts_relation }} as c
-        on p.chunk_seq = c.chunk_seq and p.position = c.position
     where
         p.measurement = {{ tsdedup.string_literal(measurement_name) }}
         and p.chunk_seq > {{ watermark }}

@@ -5,8 +5,7 @@
     "Live views"; decision 0027.
 #}
 {% macro live_measurement(table) %}
-    {%- do ref('stg_points') -%}
-    {%- do ref('int_type_conflicts') -%}
+    {%- do ref('int_accepted_points') -%}
     {%- do ref('int_column_types') -%} {#- read by measurement_columns #}
     {%- if not execute -%}
         {{ return('') }}

@@ -1,4 +1,7 @@
-{# Accepted points of every measurement, as parsed at ingest; retracted chunks left out. #}
+{#
+    Points of every measurement, as parsed at ingest; retracted chunks left
+    out (int_accepted_points also leaves out type conflicts).
+#}
 select
     p.chunk_seq,
     p.position,

@@ -166,8 +166,9 @@ def test_catalog_counts_accepted_points_only_with_or_without_the_conflict_test(
 ) -> None:
     # A point rejected for a type conflict carries a tag value no accepted point
     # has: counted, it would raise the tag's cardinality. The catalog tests the
-    # points of a run's new chunks against int_type_conflicts only when one of
-    # them writes a column in conflict with the column catalog.
+    # points of a run's new chunks against int_type_conflicts (reading
+    # int_accepted_points) only when one of them writes a column in conflict
+    # with the column catalog.
     ws = module_scenario_workspace
     catalog_sql = ws.project / "target/compiled/tsdedup/models/catalog/sort_key_catalog.sql"
     ws.land("k1.lp", f"k,host=a v=1i {DAY1}\nk,host=b v=2i {DAY1 + HOUR}\n")
@@ -175,11 +176,11 @@ def test_catalog_counts_accepted_points_only_with_or_without_the_conflict_test(
     # v is an integer since k1: the float point is rejected, host=c with it.
     ws.land("k2.lp", f"k,host=c v=1.5 {DAY1 + 2 * HOUR}\nk,host=a v=3i {DAY1 + 3 * HOUR}\n")
     ws.build()
-    assert "int_type_conflicts" in catalog_sql.read_text(encoding="utf-8")
+    assert "int_accepted_points" in catalog_sql.read_text(encoding="utf-8")
     ws.land("k3.lp", f"k,host=d v=4i {DAY1 + 4 * HOUR}\nk,host=e v=5i {DAY1 + 5 * HOUR}\n")
     ws.build()
     compiled = catalog_sql.read_text(encoding="utf-8")
-    assert "int_type_conflicts" not in compiled
+    assert "int_accepted_points" not in compiled
     assert "no point is left out" in compiled
 
     catalog, reference, rejects = ws.sql(
