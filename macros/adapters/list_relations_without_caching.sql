@@ -1,14 +1,8 @@
 {#
     The relations of a schema for dbt's relation cache, from one
-    `show table extended`. Iceberg tables in the Hive session catalog report
-    `Provider: hive` there (the metastore's view of them), so dbt-spark would
-    not know they are Iceberg: it would drop and recreate table models (readers
-    could see no table) and refuse `merge`. The metastore's properties of such
-    a table say `table_type=ICEBERG` (a view's say `ICEBERG-VIEW`), and Iceberg
-    copies the table's own properties there on every commit; their information
-    says `Provider: iceberg` here. dbt-spark's way round, `show tables` and a
-    `describe extended` per relation, cost a statement per relation at every
-    run's start. A schema that does not exist yet lists no relations.
+    `show table extended`; an Iceberg table, which reports `Provider: hive`
+    there, gets `Provider: iceberg` from its metastore properties. A schema
+    that does not exist yet lists no relations. Decision 0022.
 #}
 {% macro spark__list_relations_without_caching(relation) %}
     {% call statement('tsdedup_schema_exists', fetch_result=True) -%}

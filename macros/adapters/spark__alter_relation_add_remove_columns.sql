@@ -1,10 +1,7 @@
 {#
-    dbt-spark's statement that adds a table's new columns (on_schema_change),
-    with every column name quoted safely.
-    dbt-spark wraps a column name in backticks without doubling a backtick
-    inside it, so a tag or field named like `x`; drop table y; --` broke this
-    statement for its measurement table (and a crafted name could have changed
-    it). Otherwise the same statement as dbt-spark 1.11's.
+    dbt-spark 1.11's statement that adds a table's new columns
+    (on_schema_change), with every column name quoted safely: dbt-spark does
+    not double a backtick inside a name (docs/reliability.md, section 5).
 #}
 {% macro spark__alter_relation_add_remove_columns(relation, add_columns, remove_columns) %}
     {%- if remove_columns -%}

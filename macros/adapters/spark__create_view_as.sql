@@ -1,12 +1,8 @@
 {#
-    Views in the Iceberg session catalog are Iceberg views, and replacing one
-    (`create or replace view`) leaves the SQL text that the Hive metastore keeps
-    for it unchanged, while Spark reads the view through the metastore: the old
-    query would keep running after its model changed (silently, or failing with
-    INCOMPATIBLE_VIEW_SCHEMA_CHANGE when the columns changed). So an existing
-    view is dropped before it is created again (docs/decisions/0007). The view
-    records the MD5 of its SQL (property tsdedup.sql_md5), so the view
-    materialization can keep a view whose SQL is unchanged.
+    A view model's view. An existing view is dropped first: replacing an
+    Iceberg view leaves the SQL text the metastore keeps for it unchanged. The
+    view records the MD5 of its SQL (property tsdedup.sql_md5), by which the
+    view materialization keeps an unchanged view. Decision 0007.
 #}
 {% macro spark__create_view_as(relation, sql) -%}
     {%- if execute -%}

@@ -1,12 +1,8 @@
 {#
     Before add_files commits a run's data files (write mode `files`): the
-    point columns the files bring and the raw log lacks, added in one
-    metadata-only `alter table` (decision 0025). Every column widens the
-    table's name mapping, which the metastore stores as one value of at most
-    `tsdedup_raw_schema_limit` characters, so a measurement's new columns
-    are added all together when they fit and not at all when they do not:
-    its points are then read from the maps, which hold every value anyway.
-    `written` is the write's result (measurement, point_columns per file).
+    point columns they bring and the raw log lacks, added in one metadata-only
+    `alter table`, a measurement's all together or not at all, as the
+    metastore's limit on the name mapping allows (decision 0025).
 #}
 {% macro add_raw_point_columns(relation, written) %}
     {%- set limit = var('tsdedup_raw_schema_limit', 30000) -%}

@@ -1,16 +1,8 @@
 {#
-    Several files of one folder as a single scan of Spark's `binaryFile` source:
-    the folder, then the file names as one Hadoop glob alternation,
-    `folder/{name1,name2,...}`. One scan lists the folder once and plans one
-    stage, where a scan per file would plan (and compile) a stage per file.
-
-    Glob characters in the folder and the names ({}[]*?\ and, inside the braces,
-    the comma) are escaped, and a backtick is doubled, so no name can change the
-    pattern or leave the quoted identifier.
-
-    A glob lists the whole folder, and Hadoop cannot list a name with ':'. When
-    the folder holds such a name, `glob=false` reads the files one by one instead
-    (a union of one scan per file, each a plain path that needs no listing).
+    Several files of one folder as one scan of Spark's `binaryFile` source,
+    `folder/{name1,name2,...}`, glob characters and backticks escaped; with
+    `glob=false` (the folder holds a name with ':') a union of one scan per
+    file. Why one glob, and the escaping: _landing__macros.yml.
 #}
 {% macro binary_files_in_folder(folder, file_names, glob=true) %}
     {%- if file_names | length == 0 -%}

@@ -1,12 +1,8 @@
 {#
-    A map column of tsdedup_read_chunk's rows as the raw log stores it. The table
-    function hands maps over as text (python_udfs/chunk_table.py says why): a
-    plain line's own `k=v,k=v` section with the values as written (`2i`, `64u`,
-    `t`), or, for every other point, a JSON object of typed values. Integer and
-    unsigned values lose their `i` / `u` suffix before the cast. An empty
-    section (a plain line without tags) is an empty map. Jackson's limit of 20
-    million characters per JSON string is lifted: a longer string field would
-    otherwise make the whole map NULL.
+    A map column of tsdedup_read_chunk's rows as the raw log stores it, from
+    the text the table function hands maps over as: a plain line's `k=v,k=v`
+    section, or JSON of typed values. The formats, the cast and the JSON
+    string limit: _landing__macros.yml; why text: decision 0017.
 #}
 {% macro chunk_map(column, value_type, as_json='r.maps_as_json') %}
     {%- set types = {

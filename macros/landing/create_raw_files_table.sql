@@ -1,10 +1,8 @@
 {#
-    The first run of a model in write mode `files` (raw_chunks, decision 0021):
-    its empty table, with the columns and data types of the model's YAML and
-    the model's file format, table properties and partitioning, as dbt-spark
-    would create it from the query; then the files written under `folder`
-    (raw_files_folder) lie in the table's own folder. A catalog that places
-    the table elsewhere is a clear error before any file is written.
+    The first run of a model in write mode `files` (raw_chunks): its empty
+    table, from the data types of the model's YAML, whose folder must hold the
+    run's files (raw_files_folder); a clear error, before any file is written,
+    when it does not. Decision 0021, "The first run writes files too".
 #}
 {% macro create_raw_files_table(relation, folder) %}
     {%- set untyped = [] -%}

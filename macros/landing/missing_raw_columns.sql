@@ -1,10 +1,7 @@
 {#
-    For raw_chunks' pre-hook: the column `flat_column` (decision 0025) added
-    to a raw log created before it existed. Such a log lacks the table
-    property `tsdedup.flat_columns` in dbt's relation cache, and is described
-    once; the next pre-hook (missing_table_properties) sets the property.
-    Empty, so no statement runs, for a log that has the property or the
-    column, or does not exist yet.
+    For raw_chunks' pre-hook: the column `flat_column` added to a raw log
+    created before it existed, found from dbt's relation cache; empty, so no
+    statement runs, when there is nothing to add. Decision 0025, "Migration".
 #}
 {% macro missing_raw_columns() %}
     {%- if not execute -%}

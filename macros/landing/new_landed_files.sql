@@ -1,19 +1,8 @@
 {#
-    The landed files that a run of `raw_chunks` must ingest, decided from file
-    metadata and the chunk registry only (no file content is read, except the
-    checksum of a file whose name was ingested before but whose size or time
-    changed). Returns a list of dicts in ingestion order, each with its new
-    chunk_seq: files are numbered in lexical order of their names, after every
-    chunk ingested before.
-
-    A file is skipped when a chunk of the same name and content exists; the same
-    content under a new name is a new chunk (a re-delivery). A file whose name
-    contains ':' is not ingested (Hadoop cannot open it) and the log says so;
-    while such a name is in the folder, each file's `glob_ok` is false (the new
-    files cannot be read with one glob over the folder, see
-    binary_files_in_folder). A file of 0 bytes, which Spark's file sources do
-    not list, is listed with the table function tsdedup_empty_files: it becomes
-    a chunk of 0 lines.
+    The landed files that a run of `raw_chunks` must ingest, with their new
+    chunk_seq, in ingestion order, decided from file metadata and the chunk
+    registry. What is skipped, `glob_ok`, names with ':' and files of 0 bytes:
+    _landing__macros.yml; docs/operations.md, "Landing files".
 #}
 {% macro new_landed_files(registry) %}
     {% if not execute %}

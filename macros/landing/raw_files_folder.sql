@@ -1,14 +1,8 @@
 {#
-    Where this run writes the raw log's new data files itself (write mode
-    `files`, python_udfs/raw_files.py): a folder of its own under the table's
-    data folder, named by the dbt invocation. On the first run the table does
-    not exist yet: its folder is where the table will be created, under its
-    schema's location (the incremental materialization creates it, empty,
-    before the files are written). None when that folder is not in a local
-    folder (Spark writes the rows then), on a full refresh, when var
-    `tsdedup_raw_write` is 'spark', or when Spark does not run in this process
-    (`local` master): only there does a failed task fail the run, so the
-    folder never holds the files of a task attempt that failed.
+    Where a run of `raw_chunks` writes the raw log's new data files itself
+    (write mode `files`, python_udfs/raw_files.py), or None when Spark writes
+    the rows. The folder and the cases: _landing__macros.yml; why Spark writes
+    on a cluster: decision 0021.
 #}
 {% macro raw_files_folder(relation) %}
     {%- if not execute or var('tsdedup_raw_write', 'files') != 'files' or should_full_refresh() -%}

@@ -1,18 +1,9 @@
 {#
-    Maintenance: rewrite the small data files of measurement tables into fewer,
-    sorted ones (Iceberg `rewrite_data_files`, sort strategy), one day partition
-    at a time in that partition's sort key, so compaction keeps every file sorted
-    as the writes do. A partition with rows a row-level merge marked deleted is
-    compacted whatever its file count: the deleted rows are dropped from the
-    rewritten files and the delete files that pointed at them are removed. Rows
-    do not change; the rewrite is one new snapshot per partition (and one for
-    the delete files), and earlier snapshots stay readable until they expire.
-
-        tsdedup run-operation compact_measurements
-        tsdedup run-operation compact_measurements --args '{models: [h2o], min_files: 2}'
-
-    `min_files`: compact a partition only when it has at least this many data
-    files (default 2) or any delete file. `dry_run`: list what would be compacted.
+    Run-operation: rewrites the small data files of measurement tables into
+    fewer, sorted ones, one day partition at a time in its sort key, and drops
+    the rows a row-level merge marked deleted with their delete files. Rows do
+    not change. Arguments: _maintenance__macros.yml; docs/operations.md,
+    "Maintenance and time travel".
 #}
 {% macro compact_measurements(models=none, min_files=2, dry_run=false) %}
     {%- do tsdedup.validate_min_files('compact_measurements', min_files) -%}

@@ -1,18 +1,8 @@
 {#
-    Maintenance: rewrite the raw log's small bookkeeping files (its chunk,
-    column and reject rows) into one file per partition (Iceberg
-    `rewrite_data_files`, bin-pack). Each run adds a few such files, and every
-    run reads them again (new files, column catalog, chunk times), one task per
-    file; after a rewrite it reads one. Point rows, the raw data the tables are
-    rebuilt from, keep their files. Rows do not change; the rewrite is one new
-    snapshot.
-
-        tsdedup run-operation compact_raw_log
-        tsdedup run-operation compact_raw_log --args '{min_files: 8, dry_run: true}'
-
-    `min_files`: rewrite a partition only when it has at least this many data
-    files (default 2). `dry_run`: list what would be rewritten. `quiet`: log
-    only a rewrite (raw_chunks runs it after each run, compact_raw_log_when_needed).
+    Run-operation: rewrites the raw log's chunk, column and reject rows (a few
+    small files per run, which every run reads again) into one file per
+    partition; point rows keep their files, and rows do not change. Arguments:
+    _maintenance__macros.yml; docs/operations.md, "Maintenance and time travel".
 #}
 {% macro compact_raw_log(min_files=2, dry_run=false, quiet=false) %}
     {%- do tsdedup.validate_min_files('compact_raw_log', min_files) -%}

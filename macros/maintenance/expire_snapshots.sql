@@ -1,15 +1,8 @@
 {#
-    Maintenance: forget table versions older than the retention window and
-    delete the files only they used (Iceberg `expire_snapshots`). Time travel
-    (`version as of`, `timestamp as of`) works for every version inside the
-    window; the current version and the last `retain_last` ones are always kept,
-    and no file that a kept version reads is deleted.
-
-        tsdedup run-operation expire_snapshots                       # 7 days
-        tsdedup run-operation expire_snapshots --args '{retain_days: 30}'
-
-    Applies to every Iceberg table of the project (raw chunks, catalog,
-    measurement tables, run statistics), or to the models in `models`.
+    Run-operation: forgets table versions older than the retention window and
+    deletes the files only they used (Iceberg `expire_snapshots`); every
+    version inside the window stays readable by time travel. Arguments:
+    _maintenance__macros.yml; docs/operations.md, "Maintenance and time travel".
 #}
 {% macro expire_snapshots(retain_days=7, retain_last=1, models=none) %}
     {%- if retain_days is not number or retain_days < 0 -%}

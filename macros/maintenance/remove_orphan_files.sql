@@ -1,17 +1,9 @@
 {#
-    Maintenance: delete the files in the tables' folders that no version of the
-    table references (Iceberg `remove_orphan_files`), such as the data files of
-    a run that was killed before its commit. A file that any kept version
-    reads is never deleted, and neither is a file younger than `older_than_days`
-    days: a run that is writing now may not have committed its new files yet.
-
-        tsdedup run-operation remove_orphan_files                        # older than 3 days
-        tsdedup run-operation remove_orphan_files --args '{older_than_days: 1, dry_run: true}'
-
-    Iceberg refuses a window shorter than one day. Applies to every Iceberg
-    table of the project, or to the models in `models`. Run it after
-    expire_snapshots: the files that only expired versions used are deleted by
-    the expiry itself.
+    Run-operation: deletes the files in the tables' folders that no version
+    references (Iceberg `remove_orphan_files`), such as a killed run's
+    uncommitted data files, if older than `older_than_days`; run it after
+    expire_snapshots. Arguments: _maintenance__macros.yml; docs/operations.md,
+    "Maintenance and time travel".
 #}
 {% macro remove_orphan_files(older_than_days=3, models=none, dry_run=false) %}
     {%- if older_than_days is not number or older_than_days < 1 -%}

@@ -1,10 +1,8 @@
 {#
     dbt-spark's view materialization, except that a view whose SQL has not
-    changed since it was created is kept: creating it again drops it and
-    writes the metastore twice (decision 0007). A view whose SQL selects `*`
-    is always created again, as its columns follow its sources' (a source
-    that gained a column would otherwise stay hidden), and so is every view
-    of a --full-refresh.
+    changed since it was created is kept (view_is_current); a view that
+    selects `*`, and every view of a --full-refresh, is created again.
+    Decision 0007; docs/operations.md, "A run with nothing to do".
 #}
 {% materialization view, adapter='spark' -%}
     {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}

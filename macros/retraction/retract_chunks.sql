@@ -1,12 +1,8 @@
 {#
-    Retract chunks: `tsdedup retract 7 feed.lp` runs
-    `dbt run-operation retract_chunks --args '{chunks: [7, feed.lp]}'`.
-    Each argument is a chunk number or the name of a landed file (every chunk
-    of that name). The chunks stay in the raw log; from now on stg_points and
-    stg_columns leave their points out, and the next run rebuilds the day
-    partitions of the measurement tables they had points in. Unknown chunks
-    and files are a compiler error that names them; retracting a chunk twice
-    changes nothing.
+    The operation behind `tsdedup retract`: the named chunks (numbers, or
+    landed files' names) join the retraction register, and from the next run
+    on no model counts their points. The command line, errors and repeats:
+    _retraction__macros.yml; decision 0014.
 #}
 {% macro retract_chunks(chunks) %}
     {%- if chunks is string or chunks is number -%}

@@ -1,13 +1,8 @@
 {#
-    on-run-end: one row per measurement table and day partition the run changed,
-    appended to run_statistics (the run's log line, as a table).
-
-    Everything comes from metadata, nothing scans a table: the snapshots the
-    run committed (Iceberg writes per-partition counts into each snapshot's
-    summary, `write.summary.partition-limit`), the partition row counts before
-    and after them (`partitions` metadata table, time travelled), and the chunk
-    catalog's point counts of the chunks the run merged (between the table
-    properties `tsdedup.previous_chunk_seq` and `tsdedup.last_chunk_seq`).
+    on-run-end: one row per measurement table and day partition the run
+    changed, appended to run_statistics (the run's log line, as a table),
+    from metadata only, no table scanned. Its sources and what it returns:
+    _run_statistics__macros.yml; docs/operations.md, "Run statistics".
 #}
 {% macro record_run_statistics(results) %}
     {%- if not execute -%}

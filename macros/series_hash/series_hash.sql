@@ -1,14 +1,8 @@
 {#
-    The 64-bit hash of a point's series: xxhash64 over its tags in name order,
-    each as its name and value, a NULL tag skipped (so a tag column added later
-    leaves the hash of the rows before it unchanged, and NULL equals NULL).
-    `tags`: tag name -> the SQL of its value, or a list of tag names whose
-    values are the columns of those names, after `prefix`. Equal tag sets hash
-    equally; two series may share a hash, so it only ever says "may be the
-    same series" (decision 0026). No tags: xxhash64 of nothing, its seed (42).
-
-        tsdedup.series_hash({'host': 'p.tags[\'host\']'})
-        tsdedup.series_hash(['host'], 'd.point.')   -- over d.point.`host`
+    The SQL expression of a point's series hash: xxhash64 over its tags in
+    name order, each as its name and value, a NULL tag skipped. Two series may
+    share a hash, so it only ever says "may be the same series". Arguments
+    and examples: _series_hash__macros.yml; decision 0026.
 #}
 {% macro series_hash(tags, prefix='') %}
     {%- set tag_expressions = tags if tags is mapping else {} -%}

@@ -1,10 +1,8 @@
 {#
-    `alter table ... set tblproperties` with every property of `wanted` (a dict
-    of strings, one record such as a watermark), if `properties` (the table's,
-    from table_properties) differs from it in any; empty, so no statement
-    runs, when the table holds them all already. Every write of properties is
-    an Iceberg commit that leaves a metadata file behind: a run that changes
-    nothing writes none.
+    `alter table ... set tblproperties` with every property of `wanted` when
+    `properties` (the table's, table_properties) differs from it in any;
+    empty, so no statement runs, when the table holds them all already:
+    every property write is an Iceberg commit (decision 0018).
 #}
 {% macro set_properties_if_changed(relation, properties, wanted) %}
     {%- set changed = [] -%}

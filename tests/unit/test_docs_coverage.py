@@ -93,3 +93,29 @@ def test_every_singular_test_is_described() -> None:
     assert tests
     assert sorted(tests - set(entries)) == []
     assert all(str(entries[t].get("description") or "").strip() for t in tests)
+
+
+# A macro file's header comment is a short contract; the reasons live in its
+# YAML description, docs/ and docs/decisions/.
+HEADER_LINES = 5
+
+
+def header_lines(text: str) -> int:
+    """Lines of text inside the `{# ... #}` a macro file starts with (0: none)."""
+    if not text.startswith("{#"):
+        return 0
+    return text[: text.index("#}")].count("\n") - 1
+
+
+def test_header_lines_counts_the_text_between_the_markers() -> None:
+    assert header_lines("{% macro m() %}{% endmacro %}") == 0
+    assert header_lines("{#\n    one\n    two\n#}\n{% macro m() %}") == 2
+
+
+def test_macro_headers_are_short_contracts() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted((ROOT / "macros").rglob("*.sql"))
+        if (lines := header_lines(path.read_text(encoding="utf-8"))) > HEADER_LINES
+    }
+    assert long == {}, f"headers longer than {HEADER_LINES} lines (move the reasons out): {long}"
