@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
+from python_udfs.column_types import FIELD_TYPES
 from python_udfs.line_protocol import (
     INT64_MAX,
     INT64_MIN,
@@ -326,7 +327,7 @@ def _lp_points(text: str, precision: str) -> Iterator[Record | Reject]:
 # unsigned, string, boolean. A CSV column without a type is typed from all its cells in the
 # file (see _infer_type); annotate types when a column must not depend on the data.
 
-_TYPE_NAMES = ("float", "integer", "unsigned", "string", "boolean")
+_TYPE_NAMES = FIELD_TYPES
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from python_udfs.chunk_reader import (
     printable,
     read_chunk,
 )
+from python_udfs.column_types import FIELD_TYPES
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("row_kind", "string"),
@@ -52,7 +53,7 @@ RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in COLUMNS)
 # by chunk_seq * 2^32 + position (macro ingestion_order), one bigint.
 MAX_POSITION = 2**32 - 1
 
-_FIELD_MAPS = ("float", "integer", "unsigned", "string", "boolean")
+_FIELD_MAPS = FIELD_TYPES
 # The leading columns of a point row, in the order _point_row writes them.
 _POINT_COLUMNS = (
     "row_kind",

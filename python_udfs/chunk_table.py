@@ -42,25 +42,14 @@ from python_udfs.chunk_reader import (
     validate_names,
 )
 from python_udfs.chunk_rows import COLUMNS, chunk_rows, item_rows
+from python_udfs.column_types import COLUMN_TYPES, MAP_OF_TYPE
 from python_udfs.line_protocol import LineProtocolError, default_time, iter_lines
-from python_udfs.lp_vector import PlainLines, read_plain_lines, split_lines
+from python_udfs.lp_vector import PLAIN_TYPES, PlainLines, read_plain_lines, split_lines
 
 # The log's map columns and the type of their values.
-MAP_COLUMNS: dict[str, str] = {
-    "tags": "string",
-    "fields_float": "double",
-    "fields_int": "bigint",
-    "fields_uint": "decimal(20, 0)",
-    "fields_string": "string",
-    "fields_bool": "boolean",
-}
+MAP_COLUMNS: dict[str, str] = dict(COLUMN_TYPES.values())
 # The plain reader's field types and the map column each goes to.
-_PLAIN_FIELD_COLUMNS = {
-    "float": "fields_float",
-    "integer": "fields_int",
-    "unsigned": "fields_uint",
-    "boolean": "fields_bool",
-}
+_PLAIN_FIELD_COLUMNS = {name: MAP_OF_TYPE[name] for name in PLAIN_TYPES}
 _ARROW_TYPES = {"string": pa.string(), "bigint": pa.int64(), "boolean": pa.bool_()}
 
 TRANSPORT_COLUMNS: tuple[tuple[str, str], ...] = (

@@ -30,10 +30,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from python_udfs.column_types import FIELD_TYPES
 from python_udfs.line_protocol import _FLOAT, INT64_MAX, PRECISION_FACTORS
 
-# Field types of the plain shape, in the order of their codes.
-PLAIN_TYPES = ("float", "integer", "unsigned", "boolean")
+# Field types of the plain shape (every one but string), in the order of their codes.
+PLAIN_TYPES = tuple(name for name in FIELD_TYPES if name != "string")
 
 _FLOAT_VALUE = f"^{_FLOAT.pattern}$"
 # At most 18 digits (integers) or 19 (unsigned): always in range.

@@ -25,15 +25,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# Column type -> the map column that holds its values.
-MAP_OF_TYPE: dict[str, str] = {
-    "tag": "tags",
-    "float": "fields_float",
-    "integer": "fields_int",
-    "unsigned": "fields_uint",
-    "string": "fields_string",
-    "boolean": "fields_bool",
-}
+from python_udfs.column_types import MAP_OF_TYPE
+
 # A flat column's Spark SQL type, by its Arrow type.
 SQL_TYPES: dict[pa.DataType, str] = {
     pa.string(): "string",

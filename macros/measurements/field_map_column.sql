@@ -1,14 +1,8 @@
-{# The raw_chunks map column that holds fields of a type. #}
+{# The raw_chunks map column that holds fields of a type, from column_types. #}
 {% macro field_map_column(field_type) %}
-    {%- set maps = {
-        'float': 'fields_float',
-        'integer': 'fields_int',
-        'unsigned': 'fields_uint',
-        'string': 'fields_string',
-        'boolean': 'fields_bool',
-    } -%}
-    {%- if field_type not in maps -%}
+    {%- set types = tsdedup.column_types() -%}
+    {%- if field_type == 'tag' or field_type not in types -%}
         {% do exceptions.raise_compiler_error("tsdedup: unknown field type '" ~ field_type ~ "'") %}
     {%- endif -%}
-    {{ return(maps[field_type]) }}
+    {{ return(types[field_type]['map']) }}
 {% endmacro %}

@@ -132,7 +132,7 @@
     in a full rebuild, which tests only the maps whose column type some chunk
     writes in conflict (conflicting_column_types). That test reads every point's
     map, and most raw logs have no conflict at all. -#}
-{%- set column_types = ['tag', 'float', 'integer', 'unsigned', 'string', 'boolean'] -%}
+{%- set column_types = tsdedup.column_types() | list -%}
 {%- set key_tests = column_types -%}
 {#- Where the points read keep their values (decision 0025): in flat columns
     of the raw log when every chunk read has them (the common case), which a

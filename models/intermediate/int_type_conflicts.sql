@@ -56,12 +56,9 @@ conflicting_points as (
         on p.chunk_seq = c.chunk_seq and p.measurement = c.measurement
     where
         case c.column_type
-            when 'tag' then map_contains_key(p.tags, c.column_name)
-            when 'float' then map_contains_key(p.fields_float, c.column_name)
-            when 'integer' then map_contains_key(p.fields_int, c.column_name)
-            when 'unsigned' then map_contains_key(p.fields_uint, c.column_name)
-            when 'string' then map_contains_key(p.fields_string, c.column_name)
-            when 'boolean' then map_contains_key(p.fields_bool, c.column_name)
+            {%- for column_type, kept in tsdedup.column_types().items() %}
+            when '{{ column_type }}' then map_contains_key(p.{{ kept['map'] }}, c.column_name)
+            {%- endfor %}
         end
 )
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,3 +50,42 @@ def test_accepted_points_are_defined_once() -> None:
         "these files leave type conflicts out of the points themselves; read "
         f"int_accepted_points instead: {copies}"
     )
+
+
+# The column types (tag and the five field types), their map columns and SQL
+# types: python_udfs/column_types.py for Python, macro column_types for SQL.
+def test_the_column_types_macro_says_what_python_says(render) -> None:
+    from python_udfs.column_types import COLUMN_TYPES
+
+    variants, errors = render("{{ tsdedup.column_types() | tojson }}\n")
+    assert errors == []
+    assert json.loads(variants[0]) == {
+        name: {"map": column, "sql": sql_type} for name, (column, sql_type) in COLUMN_TYPES.items()
+    }
+    order, errors = render("{{ tsdedup.column_types() | list | join(' ') }}\n")
+    assert errors == []
+    assert order[0].split() == list(COLUMN_TYPES)  # the same order too
+
+
+def test_the_column_catalog_accepts_exactly_the_column_types() -> None:
+    from python_udfs.column_types import COLUMN_TYPES
+
+    doc = yaml.safe_load(
+        (ROOT / "models/intermediate/_intermediate__models.yml").read_text(encoding="utf-8")
+    )
+    (catalog,) = [model for model in doc["models"] if model["name"] == "int_column_types"]
+    (column,) = [column for column in catalog["columns"] if column["name"] == "column_type"]
+    (test,) = [test for test in column["data_tests"] if "accepted_values" in test]
+    assert test["accepted_values"]["arguments"]["values"] == list(COLUMN_TYPES)
+
+
+def test_type_names_are_spelled_in_one_place_each() -> None:
+    # A list of the five field type names in a row is a copy of the table.
+    spelled = re.compile(r"""['"]float['"],\s*['"]integer['"],\s*['"]unsigned['"]""")
+    # the copies there were, in Python and in a macro
+    assert spelled.search('_TYPE_NAMES = ("float", "integer", "unsigned", "string", "boolean")')
+    assert spelled.search("{%- set types = ['tag', 'float', 'integer', 'unsigned'] -%}")
+    copies = [
+        str(path) for path in sources() if spelled.search((ROOT / path).read_text(encoding="utf-8"))
+    ]
+    assert copies == [], f"read python_udfs/column_types.py or macro column_types instead: {copies}"

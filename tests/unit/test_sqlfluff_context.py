@@ -1,29 +1,7 @@
 """`make lint` renders SQL with sqlfluff's jinja templater and the dbt context of
 lint/sqlfluff_dbt_context: the project's macros, as dbt runs them on Spark."""
 
-from pathlib import Path
-
-import pytest
-from sqlfluff.core import FluffConfig, Linter
-
-PROJECT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def render():
-    config = FluffConfig.from_path(str(PROJECT / "models"))
-    linter = Linter(config=config)
-
-    def render(sql: str) -> tuple[list[str], list[str]]:
-        rendered = linter.render_string(
-            sql, str(PROJECT / "models" / "staging" / "example.sql"), config, "utf-8"
-        )
-        return (
-            [variant.templated_str for variant in rendered.templated_variants],
-            [violation.desc() for violation in rendered.templater_violations],
-        )
-
-    return render
+# The `render` fixture (tests/unit/conftest.py) renders a text as `make lint` does.
 
 
 def test_adapter_dispatch_takes_the_spark_implementation(render):
