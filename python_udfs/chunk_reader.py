@@ -327,8 +327,6 @@ def _lp_points(text: str, precision: str) -> Iterator[Record | Reject]:
 # unsigned, string, boolean. A CSV column without a type is typed from all its cells in the
 # file (see _infer_type); annotate types when a column must not depend on the data.
 
-_TYPE_NAMES = FIELD_TYPES
-
 
 @dataclass(frozen=True, slots=True)
 class _Column:
@@ -352,7 +350,7 @@ def _parse_header(header: list[str]) -> list[_Column]:
             base = name[6:] if name.startswith("field:") else name
             type_ = None
             head, sep, tail = base.rpartition(":")
-            if sep and tail in _TYPE_NAMES and name.startswith("field:"):
+            if sep and tail in FIELD_TYPES and name.startswith("field:"):
                 base, type_ = head, tail
             columns.append(_Column(index, "field", base, type_))
         if not columns[-1].name:

@@ -53,7 +53,6 @@ RETURN_TYPE = ", ".join(f"{name} {type_}" for name, type_ in COLUMNS)
 # by chunk_seq * 2^32 + position (macro ingestion_order), one bigint.
 MAX_POSITION = 2**32 - 1
 
-_FIELD_MAPS = FIELD_TYPES
 # The leading columns of a point row, in the order _point_row writes them.
 _POINT_COLUMNS = (
     "row_kind",
@@ -179,7 +178,7 @@ def _point_row(
             # the earliest position: first_seen may hold uses found elsewhere
             if record.position < first_seen.get(key, MAX_POSITION + 1):
                 first_seen[key] = record.position
-    by_type: dict[str, dict[str, Any] | None] = dict.fromkeys(_FIELD_MAPS)
+    by_type: dict[str, dict[str, Any] | None] = dict.fromkeys(FIELD_TYPES)
     kinds = set(types.values())
     if len(kinds) == 1 and "unsigned" not in kinds:
         # One type (the usual line): the parsed fields are that type's map as they are.

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from python_udfs.column_types import COLUMN_TYPES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Accepted points are staging's points without a type conflict: one model,
@@ -55,8 +57,6 @@ def test_accepted_points_are_defined_once() -> None:
 # The column types (tag and the five field types), their map columns and SQL
 # types: python_udfs/column_types.py for Python, macro column_types for SQL.
 def test_the_column_types_macro_says_what_python_says(render) -> None:
-    from python_udfs.column_types import COLUMN_TYPES
-
     variants, errors = render("{{ tsdedup.column_types() | tojson }}\n")
     assert errors == []
     assert json.loads(variants[0]) == {
@@ -68,8 +68,6 @@ def test_the_column_types_macro_says_what_python_says(render) -> None:
 
 
 def test_the_column_catalog_accepts_exactly_the_column_types() -> None:
-    from python_udfs.column_types import COLUMN_TYPES
-
     doc = yaml.safe_load(
         (ROOT / "models/intermediate/_intermediate__models.yml").read_text(encoding="utf-8")
     )
