@@ -9,7 +9,7 @@ TEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
-PYTHON_PATHS := python_udfs tests bench lint
+PYTHON_PATHS := python_udfs tsdedup tests bench lint
 # Models and singular tests; macros/ is left out (.sqlfluffignore).
 SQL_PATHS := models tests/singular
 
@@ -58,7 +58,7 @@ bench-small: setup
 # The sample on a standalone Spark cluster (a master and two workers on
 # 127.0.0.1, started and stopped by the check), compared with the local build.
 cluster-check: setup
-	$(BIN)/python -m python_udfs.standalone_cluster --workers 2
+	$(BIN)/python -m tsdedup.standalone_cluster --workers 2
 
 unit: setup
 	bash .ci/pytest-or-fail $(BIN)/python -m pytest tests/unit

@@ -13,7 +13,7 @@ from bench.procs import Measured
 from bench.progress import say
 from bench.schema import FIELDS, MEASUREMENT, TAGS
 from bench.workspace import DbtRun, Workspace
-from python_udfs.iceberg_reader import read_table
+from tsdedup.iceberg_reader import read_table
 
 # Files ingested per run while a table is built (var tsdedup_max_files_per_run):
 # half of tsdedup's default, so building the 10 M-point table shows progress
@@ -141,7 +141,7 @@ def noop_run(ws: Workspace, label: str) -> DbtRun:
 
 def skip_run(ws: Workspace, label: str) -> Measured:
     """The same run again, nothing changed in between: ``tsdedup`` skips it before
-    starting Spark (python_udfs/up_to_date.py)."""
+    starting Spark (tsdedup/up_to_date.py)."""
     measured = ws.command(label, "run", *_exclude(ws, EXTRA))
     if "nothing to do" not in measured.stdout.read_text(encoding="utf-8"):
         raise RuntimeError(f"tsdedup ran again though nothing had changed\n{measured.tail()}")
@@ -150,7 +150,7 @@ def skip_run(ws: Workspace, label: str) -> Measured:
 
 @dataclass
 class EngineRuns:
-    """Runs in the resident engine (python_udfs/engine.py): its start, the first
+    """Runs in the resident engine (tsdedup/engine.py): its start, the first
     run with no new file (the engine's JIT still cold), the same run again, and a
     1 % re-delivery (the delta again, under new names)."""
 
@@ -188,7 +188,7 @@ def engine_runs(ws: Workspace, delta: list[Path], label: str) -> EngineRuns:
 def export_tables(ws: Workspace, tables: dict[str, str], folder: Path) -> dict[str, list[str]]:
     """Each ``name -> table`` as a reader sees it, as one Parquet file under
     ``folder`` for reading with another engine. The rows come through Iceberg's
-    metadata (pyiceberg, python_udfs/iceberg_reader.py: no Spark start), not
+    metadata (pyiceberg, tsdedup/iceberg_reader.py: no Spark start), not
     from the table's data files alone: a re-delivery merged row by row leaves
     position-delete files, which an engine reading the data files would miss."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.procs import Measured, run_measured
-from python_udfs.engine import read_record
-from python_udfs.project_copy import copy_dbt_project
+from bench.project_copy import copy_dbt_project
+from tsdedup.engine import read_record
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # The project without its sample seeds (the benchmark lands its own data).

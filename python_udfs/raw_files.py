@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from python_udfs.chunk_reader import RESERVED_MEASUREMENT
-from python_udfs.chunk_table import MAP_COLUMNS
+from python_udfs.chunk_table import MAP_COLUMNS, chunk_parts, landed_bytes
 from python_udfs.point_columns import SQL_TYPES, flat_column_name, with_flat_columns
 
 # The raw log's map value types, in Arrow.
@@ -314,8 +314,6 @@ class WriteChunks:
         invocation_id: str,
         folder: str,
     ) -> Iterator[tuple[Any, ...]]:
-        from python_udfs.chunk_table import chunk_parts, landed_bytes
-
         data = landed_bytes(source_path, content)
         ingest_ns = int(ingested_us) * 1000
         transport, plain = chunk_parts(source_file, data, precision, ingest_ns, typed=True)

@@ -2,7 +2,7 @@
     Every measurement that has landed, with the points the raw log holds for
     it and the models whose tables hold it (a measurement may have several,
     say one per winner rule). A measurement that no model file declares is
-    discovered: tsdedup generates its model (python_udfs/discovery.py,
+    discovered: tsdedup generates its model (tsdedup/discovery.py,
     decision 0015), unless its name cannot be a table name; then it has none
     and its points reach no table (the run summary says why). Points are
     counted from the raw log's partition metadata (it is partitioned by

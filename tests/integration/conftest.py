@@ -4,7 +4,7 @@ A workspace is a copy of the dbt project (models, macros, profiles, ...) with a
 landing folder of its own, and a TSDEDUP_HOME (metastore + warehouse). Every
 command runs through the installed ``tsdedup`` command in a new process with
 the workspace's environment, as a user runs it: by default in the resident
-engine of its home (``tsdedup engine start``, python_udfs/engine.py: the JVM,
+engine of its home (``tsdedup engine start``, tsdedup/engine.py: the JVM,
 metastore and compiled code reused from one command to the next), or, with
 ``fresh_process=True``, in a process of its own with its own Spark. The
 embedded metastore admits one JVM, so a workspace stops its engine before it
@@ -35,9 +35,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from python_udfs.engine import read_record
-from python_udfs.project_copy import copy_dbt_project
-from python_udfs.sql_quoting import quote_identifier
+from bench.project_copy import copy_dbt_project
+from tsdedup.engine import read_record
+from tsdedup.sql_quoting import quote_identifier
 
 ROOT = Path(__file__).resolve().parents[2]
 TSDEDUP = Path(sys.executable).with_name("tsdedup")

@@ -35,12 +35,12 @@ from typing import Any
 import pytest
 
 from python_udfs.chunk_rows import chunk_rows
-from python_udfs.iceberg_reader import load_table
 from tests.integration.conftest import TSDEDUP, Workspace
 from tests.integration.interrupt import Interrupted, Launched, Moment, run_and_kill
 from tests.integration.test_incremental import random_chunk
 from tests.integration.version_watch import VersionWatch
 from tests.reference import expected_from_files
+from tsdedup.iceberg_reader import load_table
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

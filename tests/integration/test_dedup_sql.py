@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from python_udfs.sql_quoting import quote_identifier, string_literal
 from tests.hostile_names import HOSTILE_NAMES
 from tests.integration.conftest import Workspace
+from tsdedup.sql_quoting import quote_identifier, string_literal
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -160,7 +160,7 @@ def test_a_chunk_number_beyond_the_ingestion_order_is_refused(
 def test_python_quoting_gives_back_every_hostile_value(
     module_scenario_workspace: Workspace,
 ) -> None:
-    # python_udfs.sql_quoting writes names and values from data into the SQL of
+    # tsdedup.sql_quoting writes names and values from data into the SQL of
     # the command line's own queries (summary, report, warm-up), as the macros
     # quote_identifier and string_literal do in models.
     values = [*HOSTILE_NAMES, "line\nbreak", "tab\there", "carriage\rreturn", "\\'", "\\"]

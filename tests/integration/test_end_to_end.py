@@ -168,7 +168,7 @@ def test_names_from_data_are_quoted_never_executed(
     assert (second["value"], second['"quoted"'], second["from"]) == (2.0, 3, 4)
     assert (second["it's"], second["back\\slash"]) == (5, 6)
     # A run with little landed since the successful build starts a JVM tuned for
-    # a short life (python_udfs/jvm_mode.py), with the same results.
+    # a short life (tsdedup/jvm_mode.py), with the same results.
     ws.land("more.lp", "we\\ ird\\,m,tag\\ with\\ space=ü value=7 3\n")
     run = ws.tsdedup("run", "--vars", "{tsdedup_precision: s}", fresh_process=True).check()
     assert run.stderr.splitlines()[0] == (

@@ -1,4 +1,4 @@
-"""The resident engine (python_udfs/engine.py): commands run in one warm Spark
+"""The resident engine (tsdedup/engine.py): commands run in one warm Spark
 session, print and exit as in a process of their own, and keep the state
 folder's one-run-at-a-time guarantee; the engine stops when asked, when idle,
 when a command needs other settings, and when a command is interrupted.
@@ -22,8 +22,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from python_udfs.engine import process_running, read_record
-from python_udfs.state import HomeLock
 from tests.integration.conftest import (
     ROOT,
     TSDEDUP,
@@ -33,6 +31,8 @@ from tests.integration.conftest import (
     select_rows,
 )
 from tests.reference import expected_from_files
+from tsdedup.engine import process_running, read_record
+from tsdedup.state import HomeLock
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

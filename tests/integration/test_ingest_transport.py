@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from python_udfs.chunk_rows import COLUMNS, chunk_rows
-from python_udfs.iceberg_reader import read_table
 from python_udfs.point_columns import flat_column_name
 from tests.integration.conftest import Workspace
+from tsdedup.iceberg_reader import read_table
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs.warm_up import warm_up_statements
 from tests.integration import docs_site
 from tests.integration.conftest import ROOT, Workspace, select_rows
 from tests.reference import expected_from_files
+from tsdedup.warm_up import warm_up_statements
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

@@ -1,5 +1,5 @@
 """A reader in another process than the runs: it reads tables through their
-Iceberg metadata files (python_udfs.iceberg_reader, no Spark, no metastore)
+Iceberg metadata files (tsdedup.iceberg_reader, no Spark, no metastore)
 over and over while runs commit, and records every version it sees."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from pyiceberg.exceptions import ValidationError
 
-from python_udfs.iceberg_reader import TableNotFoundError, load_table
+from tsdedup.iceberg_reader import TableNotFoundError, load_table
 
 Summary = Callable[[Any], Hashable]
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs.cli import configure_environment, find_project_dir, main, retract_args
-from python_udfs.profile import ProfileError, read_target, spark_parameters
-from python_udfs.sql_command import SqlUsageError, _plain, parse_args
-from python_udfs.state import HomeLock, HomeLockedError
+from tsdedup.cli import main, retract_args
+from tsdedup.profile import ProfileError, read_target, spark_parameters
+from tsdedup.sql_command import SqlUsageError, _plain, parse_args
+from tsdedup.state import HomeLock, HomeLockedError
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ROOT / "profiles"
@@ -59,29 +59,6 @@ def test_second_run_on_the_same_home_fails_fast(tmp_path: Path) -> None:
         HomeLock(tmp_path).__enter__()
     with HomeLock(tmp_path):  # released: usable again
         pass
-
-
-def test_environment_defaults_live_in_the_project(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for name in ("TSDEDUP_HOME", "TSDEDUP_LANDING", "DBT_PROFILES_DIR", "DBT_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    configure_environment(tmp_path)
-    assert os.environ["TSDEDUP_HOME"] == str(tmp_path / ".tsdedup")
-    assert os.environ["TSDEDUP_LANDING"] == str(tmp_path / "landing")
-    assert (tmp_path / "landing").is_dir()
-    assert os.environ["DBT_PROFILES_DIR"] == str(tmp_path / "profiles")
-
-
-def test_project_dir_is_found_from_a_subfolder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("DBT_PROJECT_DIR", raising=False)
-    (tmp_path / "dbt_project.yml").write_text("name: x\n", encoding="utf-8")
-    (tmp_path / "models").mkdir()
-    monkeypatch.chdir(tmp_path / "models")
-    assert find_project_dir([]) == tmp_path
-    assert find_project_dir(["--project-dir", str(ROOT)]) == ROOT
 
 
 def test_sql_arguments() -> None:
@@ -137,7 +114,7 @@ def test_sql_json_values_keep_their_precision() -> None:
 def test_docs_serve_starts_no_spark_and_takes_no_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from python_udfs import cli
+    from tsdedup import cli
 
     monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))

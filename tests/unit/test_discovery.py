@@ -1,5 +1,5 @@
 """The rule that gives measurements without a model file their generated
-models, and the files it writes (python_udfs/discovery.py)."""
+models, and the files it writes (tsdedup/discovery.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from python_udfs.discovery import (
+from tsdedup.discovery import (
     NOT_PLAIN,
     TABLE_FOLDER,
     VIEW_FOLDER,

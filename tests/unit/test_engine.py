@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import engine, engine_server
-from python_udfs.engine import EngineRecord
+from tsdedup import engine, engine_server
+from tsdedup.engine import EngineRecord
 
 
 def record_for(pid: int, tmp_path: Path) -> EngineRecord:
@@ -36,13 +36,13 @@ def record_for(pid: int, tmp_path: Path) -> EngineRecord:
 def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(tmp_path: Path) -> None:
     # A process whose command line is an engine's.
     stand_in = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "python_udfs.engine_server"]
+        [sys.executable, "-c", "import time; time.sleep(60)", "tsdedup.engine_server"]
     )
     try:
         # Until the child has started its program, its command line is ours.
         cmdline = Path(f"/proc/{stand_in.pid}/cmdline")
         deadline = time.monotonic() + 30
-        while b"python_udfs.engine_server" not in cmdline.read_bytes():
+        while b"tsdedup.engine_server" not in cmdline.read_bytes():
             assert time.monotonic() < deadline, "the stand-in process did not start"
             time.sleep(0.01)
         live = record_for(stand_in.pid, tmp_path)
@@ -261,7 +261,7 @@ def test_the_engine_is_free_before_the_caller_hears_the_answer(stopping: bool) -
 def test_engine_commands_check_their_arguments_before_starting_anything(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from python_udfs import cli
+    from tsdedup import cli
 
     monkeypatch.setenv("TSDEDUP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TSDEDUP_LANDING", str(tmp_path / "landing"))
@@ -281,7 +281,7 @@ def test_engine_commands_check_their_arguments_before_starting_anything(
 def test_an_engine_does_not_start_while_a_command_holds_the_state_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from python_udfs.state import HomeLock
+    from tsdedup.state import HomeLock
 
     home = tmp_path / "home"
     monkeypatch.setenv("TSDEDUP_HOME", str(home))
@@ -395,7 +395,7 @@ def test_a_caller_that_is_killed_ends_the_command_and_one_that_waits_does_not() 
 # call to return (4 of 6 tries did not exit within 3 s).
 BLOCKED_MAIN = """
 import os, signal, socket, threading, time
-from python_udfs.engine_server import run_on_signal
+from tsdedup.engine_server import run_on_signal
 run_on_signal(signal.SIGTERM, lambda: os._exit(143))
 threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import iceberg_jars
-from python_udfs.iceberg_jars import (
+from tsdedup import iceberg_jars
+from tsdedup.iceberg_jars import (
     ClassFormatError,
     IcebergJarsError,
     build_shaded_jar,

@@ -1,4 +1,4 @@
-"""Choosing the version a reader outside Spark reads (python_udfs/iceberg_reader.py)."""
+"""Choosing the version a reader outside Spark reads (tsdedup/iceberg_reader.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs.iceberg_reader import (
+from tsdedup.iceberg_reader import (
     TableNotFoundError,
     load_table,
-    newest_metadata_file,
+    metadata_files,
     table_folder,
 )
 
@@ -34,14 +34,14 @@ def test_the_highest_version_wins_then_the_file_written_last(tmp_path: Path) -> 
     newest = write(tmp_path, f"00011-{uuid.format(5)}.metadata.json", 4_000)
     write(tmp_path, "snap-1-1-abc.avro", 9_000)
     write(tmp_path, "99999-notes.txt", 9_000)
-    assert newest_metadata_file(tmp_path) == newest
+    assert metadata_files(tmp_path)[0] == newest
 
 
 def test_a_table_without_metadata_is_named(tmp_path: Path) -> None:
     folder = table_folder(tmp_path, "h2o")
     assert folder == tmp_path / "warehouse" / "tsdedup.db" / "h2o"
     with pytest.raises(TableNotFoundError, match=r"no Iceberg metadata file in .*h2o/metadata"):
-        newest_metadata_file(folder)
+        metadata_files(folder)
 
 
 # The smallest metadata file of an Iceberg table (format 2, one column, no snapshot).

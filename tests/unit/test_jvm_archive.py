@@ -1,4 +1,4 @@
-"""The driver JVM's class data sharing archive (python_udfs/jvm_archive.py):
+"""The driver JVM's class data sharing archive (tsdedup/jvm_archive.py):
 which options a driver gets, and that the archive command builds an archive
 a JVM then starts with."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import jvm_archive
-from python_udfs.spark_session import DRIVER_GC_OPTIONS
+from tsdedup import jvm_archive
+from tsdedup.spark_session import DRIVER_GC_OPTIONS
 
 
 def test_the_first_driver_records_the_class_list_and_later_ones_use_the_archive(

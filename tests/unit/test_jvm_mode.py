@@ -1,4 +1,4 @@
-"""The driver JVM's mode for a command (python_udfs/jvm_mode.py)."""
+"""The driver JVM's mode for a command (tsdedup/jvm_mode.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import cli, jvm_archive, jvm_mode
-from python_udfs.jvm_mode import JvmModeError, choose, landing_listing, new_bytes, remember_landing
+from tsdedup import cli, jvm_archive, jvm_mode
+from tsdedup.invocation import Invocation
+from tsdedup.jvm_mode import JvmModeError, choose, landing_listing, new_bytes, remember_landing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,7 +145,7 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
     monkeypatch.delenv("TSDEDUP_TARGET", raising=False)
     started: list[dict[str, str]] = []
     monkeypatch.setattr(
-        "python_udfs.spark_session.build_session", lambda conf, **_: started.append(conf)
+        "tsdedup.spark_session.build_session", lambda conf, **_: started.append(conf)
     )
     monkeypatch.setattr(
         cli.jvm_archive,
@@ -154,17 +155,17 @@ def test_the_short_mode_reaches_the_driver_options_and_the_status_line(
         ),
     )
     mode = jvm_mode.JvmMode(True, "0.0 MB landed since the last run")
-    cli.start_spark(["run"], jvm=mode)
+    cli.start_spark(Invocation.parse(["run"]), jvm=mode)
     options = started[0]["spark.driver.extraJavaOptions"].split()
     short = list(jvm_mode.SHORT_OPTIONS)
     assert options[-len(short) - 1 :] == ["-XX:SharedArchiveFile=a.jsa", *short]
     assert "a short-lived JVM: 0.0 MB landed since the last run" in capsys.readouterr().err
     assert started[0]["spark.driver.extraClassPath"] == "/j/a.jar:/j/b.jar"
-    cli.start_spark(["run"], jvm=jvm_mode.JvmMode(False, "the default"))
+    cli.start_spark(Invocation.parse(["run"]), jvm=jvm_mode.JvmMode(False, "the default"))
     options = started[1]["spark.driver.extraJavaOptions"].split()
     assert "-XX:TieredStopAtLevel=1" not in options
     assert options[-len(jvm_mode.LONG_OPTIONS) :] == list(jvm_mode.LONG_OPTIONS)
-    cli.start_spark(["run"])  # the resident engine: the JVM's defaults
+    cli.start_spark(Invocation.parse(["run"]))  # the resident engine: the JVM's defaults
     options = started[2]["spark.driver.extraJavaOptions"].split()
     assert not any(option.startswith("-XX:Tier") for option in options)
 

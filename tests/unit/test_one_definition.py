@@ -27,6 +27,7 @@ def leaves_conflicts_out(text: str) -> bool:
 def sources() -> list[Path]:
     paths = [*ROOT.glob("models/**/*.sql"), *ROOT.glob("macros/**/*.sql")]
     paths += [*ROOT.glob("tests/singular/*.sql"), *ROOT.glob("python_udfs/**/*.py")]
+    paths += [*ROOT.glob("tsdedup/**/*.py")]
     return sorted(path.relative_to(ROOT) for path in paths)
 
 

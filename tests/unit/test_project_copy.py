@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from python_udfs.project_copy import DBT_PROJECT_PARTS, copy_dbt_project
+from bench.project_copy import DBT_PROJECT_PARTS, copy_dbt_project
 
 ROOT = Path(__file__).resolve().parents[2]
 

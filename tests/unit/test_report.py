@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs.report import (
+from tsdedup.report import (
     ChunkRange,
     DayDuplicates,
     NodeProblem,
@@ -20,7 +20,7 @@ from python_udfs.report import (
     parse_args,
     render_report,
 )
-from python_udfs.run_summary import LandedMeasurement, SuspectChunk
+from tsdedup.run_summary import LandedMeasurement, SuspectChunk
 
 NS = 1_000_000_000
 DAY1 = 1_793_491_200 * NS  # 2026-11-01 00:00 UTC

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from python_udfs import cli
-from python_udfs.progress import (
+from tsdedup import cli
+from tsdedup.progress import (
     Heartbeat,
     ProgressSettingError,
     StageProgress,
@@ -21,7 +21,7 @@ from python_udfs.progress import (
     format_progress,
     interval_from_environment,
 )
-from python_udfs.run_summary import (
+from tsdedup.run_summary import (
     Ingested,
     LandedMeasurement,
     SuspectChunk,
@@ -33,10 +33,9 @@ from python_udfs.run_summary import (
     read_run_results,
     read_tables,
     status_counts,
-    target_path,
 )
-from python_udfs.spark_session import LogLevelError, Paths, base_conf, spark_log_level
-from python_udfs.text_table import text_table
+from tsdedup.spark_session import LogLevelError, Paths, base_conf, spark_log_level
+from tsdedup.text_table import text_table
 
 RUN_RESULTS = {
     "metadata": {"invocation_id": "abc"},
@@ -234,14 +233,6 @@ def test_run_results_of_an_earlier_run_are_not_this_runs(tmp_path: Path) -> None
     assert read_run_results(tmp_path, time.time() - 60) is None
     path.write_text("{not json", encoding="utf-8")
     assert read_run_results(tmp_path, 0.0) is None
-
-
-def test_target_path_follows_dbts_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("DBT_TARGET_PATH", raising=False)
-    assert target_path(tmp_path, ["run"]) == tmp_path / "target"
-    monkeypatch.setenv("DBT_TARGET_PATH", "out")
-    assert target_path(tmp_path, ["run"]) == tmp_path / "out"
-    assert target_path(tmp_path, ["run", "--target-path", "/abs"]) == Path("/abs")
 
 
 def test_durations_read_as_people_say_them() -> None:

@@ -1,4 +1,4 @@
-"""What starts while the JVM starts (python_udfs/cli.py, python_udfs/spark_session.py)."""
+"""What starts while the JVM starts (tsdedup/cli.py, tsdedup/spark_session.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import cli, spark_session
+from tsdedup import cli, spark_session
+from tsdedup.invocation import Invocation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +29,8 @@ def test_dbt_is_imported_while_the_jvm_starts_only_when_a_dbt_command_follows(
     warmed: list[object] = []
     monkeypatch.setattr(spark_session, "build_session", build_session)
     monkeypatch.setattr(cli.warm_up, "start_warm_up", lambda spark, *_: warmed.append(spark))
-    cli.start_spark(["run"], warm=True)
-    cli.start_spark(["run"])
+    cli.start_spark(Invocation.parse(["run"]), warm=True)
+    cli.start_spark(Invocation.parse(["run"]))
     assert preloads == [("dbt.cli.main",), ()]
     assert len(warmed) == 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from python_udfs import standalone_cluster as sc
+from tsdedup import standalone_cluster as sc
 
 
 def test_identical_tables_have_no_differences() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from python_udfs import cli, up_to_date
+from tsdedup import cli, up_to_date
 
 
 @pytest.fixture

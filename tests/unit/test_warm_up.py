@@ -1,11 +1,11 @@
-"""The warm-up a `tsdedup` process runs while dbt starts (python_udfs/warm_up.py)."""
+"""The warm-up a `tsdedup` process runs while dbt starts (tsdedup/warm_up.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from python_udfs.warm_up import start_warm_up, warm_up_statements
 from tests.hostile_names import INJECTION
+from tsdedup.warm_up import start_warm_up, warm_up_statements
 
 
 class Answer:

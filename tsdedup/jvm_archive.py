@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_udfs import iceberg_jars
+from tsdedup import iceberg_jars
 
 # Options that keep an unusable archive quiet (the JVM then starts without it).
 QUIET = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")

@@ -8,46 +8,35 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from python_udfs.sql_quoting import quote_identifier
-from python_udfs.text_table import text_table
+from tsdedup.dbt_runner import run_dbt
+from tsdedup.invocation import Invocation
+from tsdedup.run_summary import format_counts, read_run_results, status_counts
+from tsdedup.sql_quoting import quote_identifier
+from tsdedup.text_table import text_table
 
 SAMPLE_FOLDER = Path("seeds") / "sample_landing"
 
 
-def run_sample(project_dir: Path, dbt_args: list[str]) -> int:
-    """Ingest the sample files, build and test everything, print a summary."""
-    from python_udfs.cli import run_dbt
-
-    landing = project_dir / SAMPLE_FOLDER
+def run_sample(invocation: Invocation) -> int:
+    """Ingest the sample files, build and test everything, print a summary.
+    What follows ``sample`` on the command line goes to ``dbt build``."""
+    landing = invocation.project_dir / SAMPLE_FOLDER
     os.environ["TSDEDUP_LANDING"] = str(landing)
     print(f"tsdedup: building the sample data in {landing}")
-    print(f"tsdedup: state (metastore and warehouse) in {os.environ['TSDEDUP_HOME']}")
+    print(f"tsdedup: state (metastore and warehouse) in {invocation.home}")
     started = time.monotonic()
     started_at = time.time()
     since = datetime.now(UTC).replace(tzinfo=None)
-    code = run_dbt(["build", *dbt_args])
+    code = run_dbt(["build", *invocation.args[1:]])
     elapsed = time.monotonic() - started
     if code != 0:
         print(f"tsdedup: the build failed (dbt exit code {code}); see the messages above")
         return code
-    print_summary(_schema(dbt_args), since)
-    statuses = _statuses(project_dir, dbt_args, started_at)
+    print_summary(invocation.schema(), since)
+    results = read_run_results(invocation.target_path, started_at)
+    statuses = "" if results is None else "; " + format_counts(status_counts(results))
     print(f"tsdedup: sample built and tested in {elapsed:.0f} s{statuses}")
     return 0
-
-
-def _statuses(project_dir: Path, dbt_args: list[str], since: float) -> str:
-    """``; models: 19 success; tests: 41 pass`` from the build's run_results.json."""
-    from python_udfs import run_summary as rs
-
-    results = rs.read_run_results(rs.target_path(project_dir, dbt_args), since)
-    return "" if results is None else "; " + rs.format_counts(rs.status_counts(results))
-
-
-def _schema(dbt_args: list[str]) -> str:
-    from python_udfs.run_summary import target_schema
-
-    return target_schema(dbt_args)
 
 
 def print_summary(schema: str, since: datetime) -> None:

@@ -36,8 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from python_udfs.discovery import SELECT_OPTIONS
-from python_udfs.up_to_date import is_full_refresh, landing_listing, local_landing
+from tsdedup.discovery import SELECT_OPTIONS
+from tsdedup.up_to_date import is_full_refresh, landing_listing, local_landing
 
 MODE_VARIABLE = "TSDEDUP_JVM_MODE"
 MODES = ("auto", "short", "long")

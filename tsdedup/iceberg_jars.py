@@ -44,7 +44,7 @@ CACHE_STEM = "iceberg-shaded-jackson"
 BUILD_FORMAT = b"tsdedup-shaded-jackson-1"
 
 _FIXED_DATE = (1980, 1, 1, 0, 0, 0)
-_MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: tsdedup (python_udfs.iceberg_jars)\r\n\r\n"
+_MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: tsdedup (tsdedup.iceberg_jars)\r\n\r\n"
 _SIGNATURE = re.compile(r"^META-INF/[^/]+\.(SF|RSA|DSA|EC)$", re.IGNORECASE)
 _SERVICES = "META-INF/services/"
 _CLASS_MAGIC = 0xCAFEBABE

@@ -7,7 +7,7 @@ that names all its data files, and is written completely before the run makes
 it current. Reading through the newest one gives a whole version, never a
 mix of two.
 
-    from python_udfs.iceberg_reader import read_table
+    from tsdedup.iceberg_reader import read_table
     rows = read_table(home, "h2o").to_pylist()          # the newest version
     rows = read_table(home, "h2o", snapshot_id=...)     # an earlier one
 
@@ -53,11 +53,6 @@ def metadata_files(folder: Path) -> list[Path]:
     if not versions:
         raise TableNotFoundError(f"no Iceberg metadata file in {folder / 'metadata'}")
     return [path for _, _, path in sorted(versions, reverse=True)]
-
-
-def newest_metadata_file(folder: Path) -> Path:
-    """The newest metadata file in ``folder/metadata`` (see metadata_files)."""
-    return metadata_files(folder)[0]
 
 
 def load_table(home: Path, table: str, schema: str = "tsdedup") -> Any:

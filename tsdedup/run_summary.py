@@ -17,7 +17,6 @@ none of its rows.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,8 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from python_udfs.sql_quoting import quote_identifier, string_literals
-from python_udfs.text_table import text_table
+from tsdedup.invocation import Invocation
+from tsdedup.sql_quoting import quote_identifier, string_literals
+from tsdedup.text_table import text_table
 
 # How run_results.json names node kinds (the first part of a unique id) in a summary.
 KIND_NAMES = {
@@ -333,24 +333,6 @@ def query_changes(spark: Any, schema: str, invocation_ids: Sequence[str]) -> lis
     ]
 
 
-def target_schema(args: Sequence[str]) -> str:
-    """The schema of the profile target that ``args`` select."""
-    from python_udfs.cli import _option
-    from python_udfs.profile import read_target
-
-    profiles_dir = Path(_option(args, "--profiles-dir") or os.environ["DBT_PROFILES_DIR"])
-    _, settings = read_target(profiles_dir, _option(args, "--target", "-t"))
-    return str(settings.get("schema", "tsdedup"))
-
-
-def target_path(project_dir: Path, args: Sequence[str]) -> Path:
-    """Where dbt writes its artifacts: --target-path, DBT_TARGET_PATH, else ``target``."""
-    from python_udfs.cli import _option
-
-    path = Path(_option(args, "--target-path") or os.environ.get("DBT_TARGET_PATH") or "target")
-    return path if path.is_absolute() else project_dir / path
-
-
 def merge_run_results(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Several dbt invocations of one command as one: all their results, their
     times added, and every invocation id (``invocation_ids``)."""
@@ -366,8 +348,7 @@ def merge_run_results(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def print_run_summary(
-    project_dir: Path,
-    args: Sequence[str],
+    invocation: Invocation,
     since: float,
     earlier: Sequence[Mapping[str, Any]] = (),
     refused: Mapping[str, str] | None = None,
@@ -381,7 +362,7 @@ def print_run_summary(
     from pyspark.errors import PySparkException
     from pyspark.sql import SparkSession
 
-    last = read_run_results(target_path(project_dir, args), since)
+    last = read_run_results(invocation.target_path, since)
     if last is None:
         return
     run_results = merge_run_results([*earlier, last])
@@ -395,7 +376,7 @@ def print_run_summary(
     if spark is not None and invocation_ids:
         try:
             ingested, suspects, measurements, changes = read_tables(
-                spark, target_schema(args), run_results, refused or {}, landed
+                spark, invocation.schema(), run_results, refused or {}, landed
             )
         except PySparkException as exc:
             note = "\n  (tables not read: " + str(exc).strip().splitlines()[0] + ")"

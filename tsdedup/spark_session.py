@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from python_udfs.iceberg_jars import spark_jar_conf
+from tsdedup.iceberg_jars import spark_jar_conf
+from tsdedup.packages import EXECUTOR_PACKAGE, INSTALL_ROOT
 
 LOG4J2 = """\
 # Written by tsdedup: keep Spark's Java logging out of dbt's output.
@@ -198,8 +199,8 @@ def ship_udfs(spark: Any) -> Path:
     a cluster can import the UDFs. Returns the zip's path."""
     import zipfile
 
-    package = Path(__file__).resolve().parent
-    home = Path(os.environ.get("TSDEDUP_HOME", package.parent / ".tsdedup"))
+    package = EXECUTOR_PACKAGE
+    home = Path(os.environ.get("TSDEDUP_HOME", INSTALL_ROOT / ".tsdedup"))
     target = home / "python_udfs.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".zip.tmp")

@@ -1,13 +1,13 @@
-"""The resident engine's process (python_udfs/engine.py says what it is for).
+"""The resident engine's process (tsdedup/engine.py says what it is for).
 
-    python -m python_udfs.engine_server [--idle-minutes N] [dbt target options]
+    python -m tsdedup.engine_server [--idle-minutes N] [dbt target options]
 
 Started by ``tsdedup engine start`` with the caller's environment. It starts
 the Spark session of the selected target under the state folder's lock, then
 serves one command at a time: a thread accepts connections and answers at once
 when a command is already running; the main thread runs each command with the
 caller's descriptors, environment and working folder, through the same code
-as the ``tsdedup`` command (python_udfs/cli.py).
+as the ``tsdedup`` command (tsdedup/cli.py).
 """
 
 from __future__ import annotations
@@ -29,10 +29,12 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
-from python_udfs.engine import (
+from tsdedup import cli
+from tsdedup.engine import (
     NOT_RUN,
     EngineError,
     EngineRecord,
+    fingerprint,
     peer_uid,
     read_record,
     receive_request,
@@ -40,6 +42,8 @@ from python_udfs.engine import (
     socket_path,
     write_record,
 )
+from tsdedup.invocation import Invocation
+from tsdedup.state import HomeLock, HomeLockedError
 
 
 @dataclass
@@ -275,27 +279,24 @@ def run_on_signal(signum: int, action: Callable[[], None]) -> None:
 
 
 def parse_args(argv: Sequence[str]) -> tuple[float, list[str]]:
-    parser = argparse.ArgumentParser(prog="python -m python_udfs.engine_server")
+    parser = argparse.ArgumentParser(prog="python -m tsdedup.engine_server")
     parser.add_argument("--idle-minutes", type=float, default=30.0)
     known, target_args = parser.parse_known_args(list(argv))
     return known.idle_minutes, target_args
 
 
 def open_engine(
-    home: Path, address: Path, target_args: Sequence[str], idle_minutes: float
+    invocation: Invocation, address: Path, idle_minutes: float
 ) -> tuple[Any, socket.socket, EngineRecord]:
     """Under the state folder's lock: start Spark, listen, write engine.json."""
-    from python_udfs import cli
-    from python_udfs.engine import fingerprint
-    from python_udfs.state import HomeLock
-
+    home = invocation.home
     with HomeLock(home):
         running = read_record(home)
         if running is not None:
             raise EngineError(f"the {running.describe()} already runs")
-        target, conf = cli.session_conf(target_args)
+        target, conf = cli.session_conf(invocation)
         # warms up while dbt loads and, after, while no command runs
-        spark = cli.start_spark(target_args, warm=True)
+        spark = cli.start_spark(invocation, warm=True)
         spark.sql("show databases").collect()  # a metastore that cannot open stops the start
         import dbt.cli.main  # noqa: F401 - loaded once, used by every command
 
@@ -326,16 +327,13 @@ def open_engine(
 
 
 def serve(argv: Sequence[str]) -> int:
-    from python_udfs import cli
-    from python_udfs.state import HomeLock, HomeLockedError
-
     idle_minutes, target_args = parse_args(argv)
-    project_dir = cli.find_project_dir(target_args)
-    cli.configure_environment(project_dir)
-    home = Path(os.environ["TSDEDUP_HOME"])
+    invocation = Invocation.parse(target_args)
+    invocation.export()
+    home = invocation.home
     try:
         address = socket_path(home)
-        opened = open_engine(home, address, target_args, idle_minutes)
+        opened = open_engine(invocation, address, idle_minutes)
     except (HomeLockedError, EngineError) as exc:
         print(f"tsdedup: {exc}", file=sys.stderr)
         return 2

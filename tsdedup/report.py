@@ -32,17 +32,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from python_udfs.discovery import refusals
-from python_udfs.run_summary import (
+from tsdedup.discovery import refusals
+from tsdedup.invocation import Invocation
+from tsdedup.run_summary import (
     LandedMeasurement,
     SuspectChunk,
     query_measurements,
     query_suspects,
     read_run_results,
-    target_path,
-    target_schema,
 )
-from python_udfs.sql_quoting import quote_identifier
+from tsdedup.sql_quoting import quote_identifier
 
 USAGE = "usage: tsdedup report [--out FILE.html]"
 DEFAULT_OUT = Path("target") / "tsdedup_report.html"
@@ -580,10 +579,10 @@ def _missing(spark: Any, schema: str, tables: Iterable[str]) -> list[str]:
     return [t for t in tables if not spark.catalog.tableExists(f"{schema}.{t}")]
 
 
-def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
+def run_report(spark: Any, invocation: Invocation) -> int:
     """Write the report; 0, or 1 with a one-line reason when there is nothing to read."""
-    out = parse_args(args) or project_dir / DEFAULT_OUT
-    schema = target_schema([])
+    out = parse_args(invocation.args[1:]) or invocation.project_dir / DEFAULT_OUT
+    schema = invocation.schema()
     missing = _missing(
         spark, schema, ("run_statistics", "sort_key_catalog", "stg_chunks", "rpt_rejects")
     )
@@ -603,8 +602,8 @@ def run_report(spark: Any, project_dir: Path, args: Sequence[str]) -> int:
         read_suspects(spark, schema),
         rejects,
         rejects_total,
-        last_run_problems(read_run_results(target_path(project_dir, []), 0.0)),
-        read_landed(spark, schema, target_path(project_dir, [])),
+        last_run_problems(read_run_results(invocation.target_path, 0.0)),
+        read_landed(spark, schema, invocation.target_path),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tsdedup.packages import python_sources
+
 SKIPPABLE_COMMANDS = frozenset({"run", "build"})
 ALWAYS_RUN = "TSDEDUP_RUN_ALWAYS"
 RECORD_NAME = "last_success.json"
@@ -116,8 +118,8 @@ def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, st
     _hash_contents(digest, "project", project_dir, PROJECT_PARTS)
     profiles = Path(environ.get("DBT_PROFILES_DIR") or project_dir / "profiles")
     _hash_contents(digest, "profiles", profiles, ["profiles.yml"])
-    package = Path(__file__).resolve().parent
-    _hash_contents(digest, "python", package, sorted(p.name for p in package.glob("*.py")))
+    for source in python_sources():
+        _hash_contents(digest, f"python:{source.parent.name}", source.parent, [source.name])
     _hash_listing(digest, landing)
     return digest.hexdigest()
 

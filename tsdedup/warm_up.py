@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from python_udfs.sql_quoting import quote_identifier, string_literal
+from tsdedup.sql_quoting import quote_identifier, string_literal
 
 LOG = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Run the sample build on a real Spark standalone cluster and compare it with
 the embedded run.
 
-    python -m python_udfs.standalone_cluster [--workers 2] [--work DIR] [--keep]
+    python -m tsdedup.standalone_cluster [--workers 2] [--work DIR] [--keep]
 
 Starts a standalone master and workers on 127.0.0.1 from the pip ``pyspark``
 package (``bin/spark-class``), builds and tests the bundled sample with the
@@ -264,7 +264,7 @@ def check(work: Path, workers: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m python_udfs.standalone_cluster")
+    parser = argparse.ArgumentParser(prog="python -m tsdedup.standalone_cluster")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--work", type=Path, help="work folder (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")

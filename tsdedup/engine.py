@@ -13,7 +13,7 @@ Spark settings than it was started with (another target, changed profile, or
 changed Python code): that command stops it and runs in a process of its own.
 
 Locking is the same as without it: the engine takes the state folder's lock
-(python_udfs/state.py) while it starts and for each command, so a command that
+(tsdedup/state.py) while it starts and for each command, so a command that
 arrives while another one runs stops at once with the same message, and a
 command in a process of its own never opens the metastore while the engine has
 it. Interrupting a command (Ctrl-C), or killing its caller, stops the engine, as
@@ -41,6 +41,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
+
+from tsdedup.packages import python_sources
 
 RECORD_NAME = "engine.json"
 LOG_NAME = "engine.log"
@@ -139,8 +141,7 @@ def fingerprint(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
             digest.update(f"{name}={metadata.version(name)}\0".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name}=\0".encode())
-    package = Path(__file__).resolve().parent
-    for source in sorted(package.rglob("*.py")):
+    for source in python_sources():
         info = source.stat()
         digest.update(f"{source}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     return digest.hexdigest()
@@ -170,7 +171,7 @@ def _is_engine(pid: int) -> bool:
     of engine.json may belong to anything)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"python_udfs.engine_server" in handle.read()
+            return b"tsdedup.engine_server" in handle.read()
     except FileNotFoundError:
         return False
     except OSError:  # no /proc here: trust the process id
@@ -365,7 +366,7 @@ def start_engine(
     command = [
         sys.executable,
         "-m",
-        "python_udfs.engine_server",
+        "tsdedup.engine_server",
         "--idle-minutes",
         f"{idle_minutes:g}",
         *target_args,
