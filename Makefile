@@ -8,8 +8,11 @@ PYTHON ?= python3.11
 TEST_WORKERS ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | sha256sum | cut -c1-16)
-PYTHON_PATHS := python_udfs tsdedup tests bench lint
+# The dbt adapter `tsdedup_spark` (adapter/): installed as a regular package,
+# since dbt finds adapters in the `dbt.adapters` namespace of site-packages.
+ADAPTER_FILES := adapter/pyproject.toml $(sort $(shell find adapter/src -type f \( -name '*.py' -o -name '*.yml' \)))
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml $(ADAPTER_FILES) | sha256sum | cut -c1-16)
+PYTHON_PATHS := python_udfs tsdedup adapter/src tests bench lint
 # Models and singular tests; macros/ is left out (.sqlfluffignore).
 SQL_PATHS := models tests/singular
 
@@ -36,13 +39,14 @@ lint-fix: setup
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml $(ADAPTER_FILES)
 	@command -v $(PYTHON) >/dev/null || { echo "tsdedup needs $(PYTHON) (Python 3.11) on PATH"; exit 1; }
 	@command -v java >/dev/null || { echo "tsdedup needs a Java runtime (17) for Spark: e.g. apt-get install openjdk-17-jre-headless"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./adapter
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -20,6 +20,7 @@ SLOWEST_FIRST = (
     "integration/test_sample.py",
     "integration/test_engine.py",
     "integration/test_end_to_end.py",
+    "integration/test_plain_dbt.py",
     "integration/test_discovered_measurements.py",
     "integration/test_merge.py",
     "integration/test_hostile_input.py",

@@ -9,10 +9,12 @@
     tsdedup engine start|stop|status  a resident Spark session the commands reuse
                                     (tsdedup/engine.py)
 
-Python UDFs cannot be declared in Spark SQL, so plain ``dbt run`` would fail with
-UNRESOLVED_ROUTINE. This command starts the Spark session with the selected
-profile target's settings, registers the UDFs, then runs dbt in the same
-process; dbt-spark's session method picks that session up.
+This command starts the Spark session with the selected profile target's
+settings, registers the UDFs, then runs dbt in the same process; the profile's
+adapter (``tsdedup_spark``) picks that session up. Around dbt it adds tables for
+measurements without a model file, the run summary, progress lines, skipping
+unchanged runs and the resident engine (plain ``dbt`` works without them,
+decision 0028).
 """
 
 from __future__ import annotations

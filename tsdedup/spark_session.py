@@ -156,6 +156,16 @@ def base_conf(paths: Paths, log_level: str | None = None) -> dict[str, str]:
     return conf
 
 
+# The session build_session registered the project's functions in: the
+# process's one (Spark's own "active session" is per thread).
+_REGISTERED: list[Any] = []
+
+
+def registered_session() -> Any | None:
+    """This process's Spark session with the project's functions, if it has one."""
+    return _REGISTERED[-1] if _REGISTERED else None
+
+
 def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> Any:
     """Start (or reuse) the process's Spark session with ``conf`` and register UDFs.
     ``preload_modules`` load while the JVM starts (``dbt.cli.main`` before a dbt
@@ -178,6 +188,7 @@ def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> 
     spark.sparkContext.setLogLevel(spark_log_level())
     udtf.register(spark)
     sort_key.register(spark)
+    _REGISTERED[:] = [spark]
     return spark
 
 

@@ -1,0 +1,57 @@
+"""dbt-spark's connections, opened in tsdedup's Spark session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.spark.connections import (
+    SparkConnectionManager,
+    SparkConnectionMethod,
+    SparkCredentials,
+)
+from dbt_common.exceptions import DbtRuntimeError
+
+TYPE = "tsdedup_spark"
+
+
+@dataclass
+class TsdedupSparkCredentials(SparkCredentials):
+    """dbt-spark's settings; only ``method: session`` runs tsdedup's session."""
+
+    @property
+    def type(self) -> str:
+        return TYPE
+
+
+class TsdedupSparkConnectionManager(SparkConnectionManager):
+    TYPE = TYPE
+    # The dbt project's folder, from the adapter's configuration.
+    project_root: str | None = None
+
+    def __init__(self, profile: Any, mp_context: Any) -> None:
+        super().__init__(profile, mp_context)
+        TsdedupSparkConnectionManager.project_root = getattr(profile, "project_root", None)
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        if connection.state != ConnectionState.OPEN:
+            credentials = connection.credentials
+            if credentials.method != SparkConnectionMethod.SESSION:
+                raise DbtRuntimeError(
+                    f"type {TYPE} runs dbt in tsdedup's Spark session: use `method: session` "
+                    f"(the profile says `method: {credentials.method}`)"
+                )
+            try:
+                from tsdedup.plain_dbt import SessionError, ensure_session
+            except ImportError as exc:
+                raise DbtRuntimeError(
+                    f"type {TYPE} needs the tsdedup package in this Python ({exc}); "
+                    "run `make setup` in the project, then use its .venv"
+                ) from exc
+            try:
+                ensure_session(cls.project_root, credentials.server_side_parameters)
+            except SessionError as exc:
+                raise DbtRuntimeError(f"tsdedup: {exc}") from None
+        return super().open(connection)
