@@ -93,7 +93,7 @@ def start_spark(
     status(f"starting Spark (target {name}, master {conf.get('spark.master', '?')}{short})")
     spark = spark_session.build_session(conf, preload_modules=("dbt.cli.main",) if warm else ())
     if not conf.get("spark.master", "").startswith("local"):
-        spark_session.ship_udfs(spark)
+        spark_session.ship_udfs(spark, invocation.home)
     status(f"Spark started in {time.monotonic() - started:.1f} s")
     if warm:
         warm_up.start_warm_up(spark, invocation.schema(), invocation.landing)
@@ -346,7 +346,9 @@ def _run_locked(invocation: Invocation, in_engine: bool) -> int:
     session (the engine's) or one started for it; an unchanged run is skipped."""
     args, home = invocation.args, invocation.home
     with HomeLock(home):
-        inputs = up_to_date.fingerprint(args, invocation.project_dir, os.environ)
+        inputs = up_to_date.fingerprint(
+            args, invocation.project_dir, os.environ, invocation.profiles_dir
+        )
         finished_at = up_to_date.last_success(home, inputs) if inputs else None
         if finished_at is not None:
             print(up_to_date.skip_message(args, finished_at))

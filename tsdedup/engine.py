@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
-from tsdedup.packages import python_sources
+from tsdedup.packages import code_sources
 
 RECORD_NAME = "engine.json"
 LOG_NAME = "engine.log"
@@ -141,7 +141,7 @@ def fingerprint(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
             digest.update(f"{name}={metadata.version(name)}\0".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name}=\0".encode())
-    for source in python_sources():
+    for source in code_sources():
         info = source.stat()
         digest.update(f"{source}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     return digest.hexdigest()
@@ -166,16 +166,23 @@ def process_running(pid: int) -> bool:
     return status[status.rfind(b")") + 2 : status.rfind(b")") + 3] != b"Z"
 
 
+# The engine's module, as its command line names it: now, and before the move.
+ENGINE_MODULES = (b"tsdedup.engine_server", b"python_udfs.engine_server")
+
+
 def _is_engine(pid: int) -> bool:
     """Whether process ``pid`` runs an engine (after a restart, the process id
     of engine.json may belong to anything)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"tsdedup.engine_server" in handle.read()
+            command = handle.read()
     except FileNotFoundError:
         return False
     except OSError:  # no /proc here: trust the process id
         return process_running(pid)
+    # An engine started before its module moved from python_udfs/ is one too:
+    # a command stops it (its settings differ) instead of losing track of it.
+    return any(module in command for module in ENGINE_MODULES)
 
 
 def read_record(home: Path) -> EngineRecord | None:

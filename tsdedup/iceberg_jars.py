@@ -41,7 +41,7 @@ SHADED_PREFIX = "org/apache/iceberg/shaded/"
 JACKSON_PACKAGE = "com/fasterxml/jackson/"
 CACHE_STEM = "iceberg-shaded-jackson"
 # Bump when the output of build_shaded_jar changes for the same inputs.
-BUILD_FORMAT = b"tsdedup-shaded-jackson-1"
+BUILD_FORMAT = b"tsdedup-shaded-jackson-2"
 
 _FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 _MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: tsdedup (tsdedup.iceberg_jars)\r\n\r\n"

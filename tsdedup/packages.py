@@ -3,6 +3,7 @@ executors run, shipped to a cluster) and ``tsdedup`` (the command line)."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import python_udfs
@@ -16,10 +17,31 @@ INSTALL_ROOT = COMMAND_PACKAGE.parent
 
 
 def python_sources() -> list[Path]:
-    """Every Python file of both packages, in a stable order: what a change of
-    the code is seen in (the engine's and the skipped run's fingerprints)."""
+    """Every Python file of both packages, in a stable order."""
     return sorted(
         source
         for package in (EXECUTOR_PACKAGE, COMMAND_PACKAGE)
         for source in package.rglob("*.py")
     )
+
+
+# The dbt adapter `tsdedup_spark` (adapter/), as installed: dbt runs these files.
+ADAPTER_MODULE = "dbt.adapters.tsdedup_spark"
+
+
+def adapter_sources() -> list[Path]:
+    """The installed adapter's Python files (none when it is not installed)."""
+    spec = find_spec(ADAPTER_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return sorted(
+        source
+        for folder in spec.submodule_search_locations
+        for source in Path(folder).rglob("*.py")
+    )
+
+
+def code_sources() -> list[Path]:
+    """The code a command runs: both packages and the adapter (what the engine's
+    and the skipped run's fingerprints hash)."""
+    return [*python_sources(), *adapter_sources()]

@@ -8,8 +8,9 @@ import os
 import threading
 from collections.abc import Mapping
 
-from tsdedup import engine, spark_session
+from tsdedup import engine, spark_session, up_to_date
 from tsdedup.dbt_runner import status
+from tsdedup.iceberg_jars import IcebergJarsError
 from tsdedup.invocation import Invocation
 from tsdedup.spark_session import LogLevelError
 from tsdedup.state import HomeLock, HomeLockedError
@@ -34,7 +35,7 @@ def ensure_session(project_root: str | None, server_side_parameters: Mapping[str
             return
         try:
             _start(project_root, server_side_parameters)
-        except (HomeLockedError, LogLevelError) as exc:
+        except (HomeLockedError, LogLevelError, IcebergJarsError) as exc:
             raise SessionError(str(exc)) from None
 
 
@@ -42,18 +43,26 @@ def _start(project_root: str | None, server_side_parameters: Mapping[str, str]) 
     environ = dict(os.environ)
     if project_root:
         environ["DBT_PROJECT_DIR"] = project_root
-    invocation = Invocation.parse([], environ)
-    record = engine.read_record(invocation.home)
+    home = Invocation.parse([], environ).home
+    record = engine.read_record(home)
     if record is not None:
         raise SessionError(
-            f"the {record.describe()} holds the metastore of {invocation.home}: run "
+            f"the {record.describe()} holds the metastore of {home}: run "
             "this command through tsdedup, or stop the engine (tsdedup engine stop)"
         )
-    _HELD.append(HomeLock(invocation.home).__enter__())  # one run per state folder
-    conf = spark_session.base_conf(spark_session.Paths(invocation.home))
+    conf = spark_session.base_conf(spark_session.Paths(home))
     conf.update({str(key): str(value) for key, value in server_side_parameters.items()})
-    master = conf.get("spark.master", "?")
-    status(f"starting Spark for dbt (master {master}, state in {invocation.home})")
-    spark = spark_session.build_session(conf)
-    if not master.startswith("local"):
-        spark_session.ship_udfs(spark)
+    lock = HomeLock(home).__enter__()  # one run per state folder, as with tsdedup
+    try:
+        # This run writes tables: a `tsdedup` run after it must not be skipped
+        # as unchanged (tsdedup/up_to_date.py).
+        up_to_date.forget(home)
+        master = conf.get("spark.master", "?")
+        status(f"starting Spark for dbt (master {master}, state in {home})")
+        spark = spark_session.build_session(conf)
+        if not master.startswith("local"):
+            spark_session.ship_udfs(spark, home)
+    except BaseException:
+        lock.__exit__(None, None, None)
+        raise
+    _HELD.append(lock)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tsdedup.iceberg_jars import spark_jar_conf
-from tsdedup.packages import EXECUTOR_PACKAGE, INSTALL_ROOT
+from tsdedup.packages import EXECUTOR_PACKAGE
 
 LOG4J2 = """\
 # Written by tsdedup: keep Spark's Java logging out of dbt's output.
@@ -205,13 +205,13 @@ def _python() -> str:
     return sys.executable
 
 
-def ship_udfs(spark: Any) -> Path:
-    """Zip the ``python_udfs`` package and add it to the session, so executors on
-    a cluster can import the UDFs. Returns the zip's path."""
+def ship_udfs(spark: Any, home: Path) -> Path:
+    """Zip the ``python_udfs`` package into the state folder ``home`` and add it
+    to the session, so executors on a cluster can import the UDFs. Returns the
+    zip's path."""
     import zipfile
 
     package = EXECUTOR_PACKAGE
-    home = Path(os.environ.get("TSDEDUP_HOME", INSTALL_ROOT / ".tsdedup"))
     target = home / "python_udfs.zip"
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".zip.tmp")

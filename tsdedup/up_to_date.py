@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tsdedup.packages import python_sources
+from tsdedup.packages import code_sources
 
 SKIPPABLE_COMMANDS = frozenset({"run", "build"})
 ALWAYS_RUN = "TSDEDUP_RUN_ALWAYS"
@@ -99,9 +99,15 @@ def is_full_refresh(args: Sequence[str], environ: Mapping[str, str]) -> bool:
     return flag or "--full-refresh" in args or "-f" in args
 
 
-def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, str]) -> str | None:
+def fingerprint(
+    args: Sequence[str],
+    project_dir: Path,
+    environ: Mapping[str, str],
+    profiles_dir: Path | None = None,
+) -> str | None:
     """The fingerprint of everything ``tsdedup <args>`` reads, or None when the
-    command must always run."""
+    command must always run. ``profiles_dir``: the profile's folder dbt reads
+    (default DBT_PROFILES_DIR, else the project's)."""
     if not args or args[0] not in SKIPPABLE_COMMANDS or is_full_refresh(args, environ):
         return None
     if environ.get(ALWAYS_RUN, "").strip().lower() not in ("", "0", "false", "no"):
@@ -116,9 +122,9 @@ def fingerprint(args: Sequence[str], project_dir: Path, environ: Mapping[str, st
     }
     digest.update(json.dumps(settings, sort_keys=True).encode())
     _hash_contents(digest, "project", project_dir, PROJECT_PARTS)
-    profiles = Path(environ.get("DBT_PROFILES_DIR") or project_dir / "profiles")
+    profiles = profiles_dir or Path(environ.get("DBT_PROFILES_DIR") or project_dir / "profiles")
     _hash_contents(digest, "profiles", profiles, ["profiles.yml"])
-    for source in python_sources():
+    for source in code_sources():
         _hash_contents(digest, f"python:{source.parent.name}", source.parent, [source.name])
     _hash_listing(digest, landing)
     return digest.hexdigest()

@@ -125,7 +125,9 @@ execute = False
 project_name = _PROJECT["name"]
 run_started_at = _datetime.datetime(2026, 1, 1, tzinfo=_datetime.UTC)
 invocation_id = "00000000-0000-0000-0000-000000000000"
-target = _SimpleNamespace(name="local", type="spark", schema="tsdedup", database=None, threads=1)
+target = _SimpleNamespace(
+    name="local", type="tsdedup_spark", schema="tsdedup", database=None, threads=1
+)
 model = _SimpleNamespace(name="this_model", compiled_code="", config={})
 graph = {"nodes": {}, "sources": {}}
 modules = _SimpleNamespace(datetime=_datetime, re=_re)

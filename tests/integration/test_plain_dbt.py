@@ -17,7 +17,13 @@ import pytest
 import yaml
 
 from python_udfs.sort_key import compute_sort_key
-from tests.integration.conftest import ROOT, Workspace, make_workspace, select_rows
+from tests.integration.conftest import (
+    ROOT,
+    Workspace,
+    make_workspace,
+    run_tsdedup,
+    select_rows,
+)
 from tests.reference import expected_from_files
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -32,16 +38,21 @@ SORT_KEY_QUERY = "select tsdedup_compute_sort_key(map('host', 3L, 'region', 1L))
 
 
 class PlainDbt:
-    """A workspace run by plain dbt from a folder of its own (``cwd``)."""
+    """A workspace run by plain dbt from a folder of its own (``cwd``), with
+    the state folder's default: ``.tsdedup`` in the project."""
 
     def __init__(self, ws: Workspace, cwd: Path) -> None:
         self.ws = ws
         self.cwd = cwd
 
+    @property
+    def home(self) -> Path:
+        return self.ws.project / ".tsdedup"
+
     def env(self) -> dict[str, str]:
         env = self.ws.env()
         # dbt's options say where the project is, as an orchestrator's would.
-        for name in ("DBT_PROJECT_DIR", "DBT_PROFILES_DIR"):
+        for name in ("DBT_PROJECT_DIR", "DBT_PROFILES_DIR", "TSDEDUP_HOME"):
             env.pop(name)
         return env
 
@@ -90,23 +101,24 @@ def test_parse_starts_no_spark(plain: PlainDbt) -> None:
     result = plain.dbt("parse")
     ok(result)
     assert "starting Spark" not in result.stderr
-    assert not (plain.ws.home / "metastore_db").exists()
+    assert not plain.home.exists()
 
 
 def test_run_then_test_build_the_tables_tsdedup_builds(plain: PlainDbt) -> None:
     run = plain.dbt("run")
     ok(run)
-    assert "starting Spark for dbt" in run.stderr
+    assert f"starting Spark for dbt (master local[2], state in {plain.home})" in run.stderr
     ok(plain.dbt("test"))
     # The warehouse is the one `tsdedup` uses: its commands read the tables.
     expected = expected_from_files((f.name, f.read_bytes()) for f in sorted(SAMPLE.iterdir()))
-    (rows,) = plain.ws.sql(select_rows("h2o", COLUMNS))
+    query = ["sql", "--json", "--limit", "-1", select_rows("h2o", COLUMNS)]
+    answer = run_tsdedup(query, plain.ws.project, plain.env(), timeout=600).check()
+    (rows,) = [json.loads(line)["rows"] for line in answer.stdout.splitlines() if line[:1] == "{"]
     want = expected.rows("h2o")
     assert len(rows) == len(want)
     assert {tuple(r[c] for c in COLUMNS) for r in rows} == {
         tuple(r[c] for c in COLUMNS) for r in want
     }
-    plain.ws.stop()  # its engine holds the embedded metastore
 
 
 def test_the_projects_functions_answer_in_dbt_show(plain: PlainDbt) -> None:
@@ -128,8 +140,8 @@ def test_docs_generate_writes_the_catalog(plain: PlainDbt) -> None:
 def test_nothing_lands_in_the_working_folder_or_the_project(plain: PlainDbt) -> None:
     for folder in (plain.cwd, plain.ws.project):
         assert [name for name in LITTER if (folder / name).exists()] == []
-    assert (plain.ws.home / "metastore_db").is_dir()
-    assert (plain.ws.home / "derby.log").is_file()
+    assert (plain.home / "metastore_db").is_dir()
+    assert (plain.home / "derby.log").is_file()
 
 
 def test_dbt_sparks_own_type_lacks_the_functions(plain: PlainDbt, tmp_path: Path) -> None:
@@ -144,4 +156,4 @@ def test_dbt_sparks_own_type_lacks_the_functions(plain: PlainDbt, tmp_path: Path
     target = ["--target-path", str(tmp_path / "target"), "--no-partial-parse"]
     result = control.dbt("show", "--inline", SORT_KEY_QUERY, *target, profiles=tmp_path)
     assert result.returncode != 0
-    assert "tsdedup_compute_sort_key" in result.stdout + result.stderr
+    assert "UNRESOLVED_ROUTINE" in result.stdout, result.stdout

@@ -33,16 +33,18 @@ def record_for(pid: int, tmp_path: Path) -> EngineRecord:
     )
 
 
-def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(tmp_path: Path) -> None:
+# An engine's module now, and before it moved (an engine left running from then).
+@pytest.mark.parametrize("module", ["tsdedup.engine_server", "python_udfs.engine_server"])
+def test_a_record_is_read_back_and_a_dead_engines_record_is_removed(
+    tmp_path: Path, module: str
+) -> None:
     # A process whose command line is an engine's.
-    stand_in = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "tsdedup.engine_server"]
-    )
+    stand_in = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", module])
     try:
         # Until the child has started its program, its command line is ours.
         cmdline = Path(f"/proc/{stand_in.pid}/cmdline")
         deadline = time.monotonic() + 30
-        while b"tsdedup.engine_server" not in cmdline.read_bytes():
+        while module.encode() not in cmdline.read_bytes():
             assert time.monotonic() < deadline, "the stand-in process did not start"
             time.sleep(0.01)
         live = record_for(stand_in.pid, tmp_path)

@@ -3,17 +3,24 @@ adapter that asks for it (adapter/), without starting Spark."""
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt_common.exceptions import DbtRuntimeError
 
-from tsdedup import engine, plain_dbt, spark_session
-from tsdedup.state import HomeLock
+from tsdedup import engine, plain_dbt, spark_session, up_to_date
+from tsdedup.packages import adapter_sources
+from tsdedup.state import HomeLock, HomeLockedError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -35,21 +42,44 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, str]]:
 
 
 def test_the_session_starts_once_with_the_projects_settings_and_the_targets(
-    tmp_path: Path, started: list[dict[str, str]]
+    tmp_path: Path, started: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    plain_dbt.ensure_session(str(tmp_path), {"spark.driver.memory": "1g"})
-    plain_dbt.ensure_session(str(tmp_path), {"spark.driver.memory": "1g"})  # another thread's
+    slow_build = spark_session.build_session
+
+    def build_session(conf: dict[str, str], preload_modules: tuple[str, ...] = ()) -> object:
+        time.sleep(0.3)  # a JVM takes a while: dbt's other threads ask meanwhile
+        return slow_build(conf, preload_modules)
+
+    monkeypatch.setattr(spark_session, "build_session", build_session)
+    home = tmp_path / ".tsdedup"
+    home.mkdir()
+    (home / up_to_date.RECORD_NAME).write_text("{}", encoding="utf-8")
+    errors: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            plain_dbt.ensure_session(str(tmp_path), {"spark.driver.memory": "1g"})
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
     (conf,) = started
     assert conf["spark.driver.memory"] == "1g"  # the target's, over the project's
-    home = tmp_path / ".tsdedup"
     assert conf["spark.sql.warehouse.dir"] == str(home / "warehouse")
-    assert (
-        f"databaseName={home / 'metastore_db'}"
-        in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
-    )
+    metastore = conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    assert f"databaseName={home / 'metastore_db'};" in metastore
     assert (
         f"-Dderby.stream.error.file={home / 'derby.log'}" in conf["spark.driver.extraJavaOptions"]
     )
+    # A run of tsdedup after this one is not skipped as unchanged.
+    assert not (home / up_to_date.RECORD_NAME).exists()
+    with pytest.raises(HomeLockedError):  # held for the process's life
+        HomeLock(home).__enter__()
 
 
 def test_a_session_tsdedup_started_is_used_as_it_is(
@@ -96,8 +126,11 @@ def test_a_bad_log_level_is_a_clear_error(
     tmp_path: Path, started: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TSDEDUP_SPARK_LOG_LEVEL", "loud")
-    with pytest.raises(plain_dbt.SessionError, match="'LOUD' is not a log level"):
-        plain_dbt.ensure_session(str(tmp_path), {})
+    for _ in range(2):  # the second time says the same, not "in use"
+        with pytest.raises(plain_dbt.SessionError, match="'LOUD' is not a log level"):
+            plain_dbt.ensure_session(str(tmp_path), {})
+    with HomeLock(tmp_path / ".tsdedup"):  # nothing left holding it
+        pass
 
 
 def test_the_adapter_is_dbt_sparks_with_its_own_type() -> None:
@@ -113,3 +146,56 @@ def test_the_adapter_is_dbt_sparks_with_its_own_type() -> None:
     )
     with pytest.raises(DbtRuntimeError, match="use `method: session`"):
         Plugin.adapter.ConnectionManager.open(connection)
+
+
+def test_the_adapter_opens_the_session_of_its_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dbt.adapters.tsdedup_spark import Plugin
+
+    asked: list[tuple[str | None, dict[str, str]]] = []
+    monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp: asked.append((root, ssp)))
+    manager = Plugin.adapter.ConnectionManager
+    manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
+    credentials = Plugin.credentials(
+        method="session", host="h", schema="s", server_side_parameters={"spark.master": "local[1]"}
+    )
+    connection = Connection(
+        type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
+    )
+    manager.open(connection)
+    assert connection.state == ConnectionState.OPEN
+    assert asked == [(str(tmp_path), credentials.server_side_parameters)]
+    assert asked[0][1]["spark.master"] == "local[1]"
+
+
+def test_the_installed_adapter_is_the_one_in_the_project() -> None:
+    """dbt runs the installed copy (make setup installs it): it must be this one."""
+    import dbt.include.tsdedup_spark
+
+    def files(*folders: Path) -> dict[str, bytes]:
+        return {
+            f"{folder.name}/{path.relative_to(folder)}": path.read_bytes()
+            for folder in folders
+            for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+
+    installed = files(adapter_sources()[0].parent, Path(dbt.include.tsdedup_spark.PACKAGE_PATH))
+    source = ROOT / "adapter" / "src" / "dbt"
+    expected = files(source / "adapters" / "tsdedup_spark", source / "include" / "tsdedup_spark")
+    assert sorted(installed) == sorted(expected)
+    assert installed == expected, "the installed adapter differs from adapter/: run make setup"
+
+
+def test_a_session_that_fails_to_start_leaves_the_state_folder_free(
+    tmp_path: Path, started: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def build_session(conf: dict[str, str], preload_modules: tuple[str, ...] = ()) -> object:
+        raise RuntimeError("Java gateway process exited")
+
+    monkeypatch.setattr(spark_session, "build_session", build_session)
+    with pytest.raises(RuntimeError, match="Java gateway"):
+        plain_dbt.ensure_session(str(tmp_path), {})
+    with HomeLock(tmp_path / ".tsdedup"):
+        pass

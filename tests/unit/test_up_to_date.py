@@ -70,6 +70,14 @@ def test_every_input_of_a_run_changes_the_fingerprint(project: Path) -> None:
     assert changed(), "a tsdedup setting"
     assert up_to_date.fingerprint(["run", "--select", "m"], project, environ) not in seen
     assert up_to_date.fingerprint(["build"], project, environ) not in seen
+    # The profile of --profiles-dir counts, whatever DBT_PROFILES_DIR says.
+    other = project.parent / "other_profiles"
+    other.mkdir()
+    (other / "profiles.yml").write_text("x: {}\n", encoding="utf-8")
+    args = ["run", "--profiles-dir", str(other)]
+    before = up_to_date.fingerprint(args, project, environ, other)
+    (other / "profiles.yml").write_text("x: {z: 1}\n", encoding="utf-8")
+    assert up_to_date.fingerprint(args, project, environ, other) != before
 
 
 @pytest.mark.parametrize(

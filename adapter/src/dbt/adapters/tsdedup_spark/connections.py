@@ -25,6 +25,18 @@ class TsdedupSparkCredentials(SparkCredentials):
         return TYPE
 
 
+def project_root_of(profile: Any) -> str | None:
+    """The dbt project's folder: the configuration's, else (`dbt debug` passes a
+    bare profile) the command's --project-dir."""
+    root = getattr(profile, "project_root", None)
+    if root:
+        return str(root)
+    from dbt.flags import get_flags
+
+    chosen = getattr(get_flags(), "PROJECT_DIR", None)
+    return str(chosen) if chosen else None
+
+
 class TsdedupSparkConnectionManager(SparkConnectionManager):
     TYPE = TYPE
     # The dbt project's folder, from the adapter's configuration.
@@ -32,7 +44,7 @@ class TsdedupSparkConnectionManager(SparkConnectionManager):
 
     def __init__(self, profile: Any, mp_context: Any) -> None:
         super().__init__(profile, mp_context)
-        TsdedupSparkConnectionManager.project_root = getattr(profile, "project_root", None)
+        TsdedupSparkConnectionManager.project_root = project_root_of(profile)
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
