@@ -10,11 +10,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The dbt adapter `tsdedup_spark` (adapter/): installed as a regular package,
 # since dbt finds adapters in the `dbt.adapters` namespace of site-packages.
-ADAPTER_FILES := adapter/pyproject.toml $(sort $(shell find adapter/src -type f \( -name '*.py' -o -name '*.yml' \)))
+ADAPTER_FILES := adapter/pyproject.toml $(sort $(shell find adapter/src -type f \( -name '*.py' -o -name '*.yml' -o -name '*.sql' \)))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml $(ADAPTER_FILES) | sha256sum | cut -c1-16)
 PYTHON_PATHS := python_udfs tsdedup adapter/src tests bench lint
-# Models and singular tests; macros/ is left out (.sqlfluffignore).
-SQL_PATHS := models tests/singular
+# Models, singular tests and the macro contracts' models; macros/ is left out (.sqlfluffignore).
+SQL_PATHS := models tests/singular tests/macro_contracts/models
 
 .PHONY: run test lint lint-fix setup unit test-crash bench bench-medium bench-small cluster-check clean
 
