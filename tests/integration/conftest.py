@@ -185,15 +185,20 @@ class Workspace:
         result = self.tsdedup(
             "show", "--inline", sql, "--limit", "-1", "--output", "json", "--log-format", "json"
         ).check()
-        for line in result.stdout.splitlines():
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            preview = event.get("data", {}).get("preview")
-            if preview is not None:
-                return json.loads(preview) if isinstance(preview, str) else preview
-        raise AssertionError(f"no rows in the output of tsdedup show:\n{result.stdout}")
+        return shown_rows(result.stdout)
+
+
+def shown_rows(stdout: str) -> list[dict[str, object]]:
+    """The rows that `show --output json --log-format json` (dbt's or tsdedup's) printed."""
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        preview = event.get("data", {}).get("preview")
+        if preview is not None:
+            return json.loads(preview) if isinstance(preview, str) else preview
+    raise AssertionError(f"no rows in the output of show:\n{stdout}")
 
 
 def local_path(file_path: str) -> Path:

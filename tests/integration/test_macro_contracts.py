@@ -59,12 +59,12 @@ def test_every_contract_holds_and_a_broken_one_fails(tmp_path: Path) -> None:
     assert set(statuses.values()) <= {"success", "pass"}
 
     # The comparison can fail: one expected value changed fails its case alone.
-    expected = contracts / "seeds" / "expected_dedup_fields.csv"
+    expected = contracts / "seeds" / "expected_dedup_modes.csv"
     rows = expected.read_text(encoding="utf-8").splitlines()
-    assert rows[1] == "cpu,a,eu,100,3.0,ok"
-    expected.write_text("\n".join([rows[0], "cpu,a,eu,100,1.0,ok", *rows[2:]]) + "\n")
-    broken = dbt(contracts, home, "build", "--select", "expected_dedup_fields", "dedup_fields+")
+    assert rows[1] == "fields,cpu,a,eu,100,3.0,ok"
+    expected.write_text("\n".join([rows[0], "fields,cpu,a,eu,100,1.0,ok", *rows[2:]]) + "\n")
+    broken = dbt(contracts, home, "build", "--select", "expected_dedup_modes", "dedup_modes+")
     assert broken.returncode == 1
     failed = [k for k, v in statuses_of(contracts).items() if v == "fail"]
-    assert len(failed) == 1 and ".equal_rows_dedup_fields_ref_" in failed[0], failed
+    assert len(failed) == 1 and ".equal_rows_dedup_modes_ref_" in failed[0], failed
     assert "Got 2 results" in broken.stdout  # the row missing and the row unexpected

@@ -23,6 +23,7 @@ from tests.integration.conftest import (
     make_workspace,
     run_tsdedup,
     select_rows,
+    shown_rows,
 )
 from tests.reference import expected_from_files
 
@@ -73,18 +74,6 @@ class PlainDbt:
 def ok(result: subprocess.CompletedProcess[str]) -> str:
     assert result.returncode == 0, f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
     return result.stdout
-
-
-def shown_rows(stdout: str) -> list[dict[str, object]]:
-    """The rows ``dbt show --output json --log-format json`` printed."""
-    for line in stdout.splitlines():
-        try:
-            preview = json.loads(line).get("data", {}).get("preview")
-        except json.JSONDecodeError:
-            continue
-        if preview is not None:
-            return json.loads(preview) if isinstance(preview, str) else preview
-    raise AssertionError(f"no rows in:\n{stdout}")
 
 
 @pytest.fixture(scope="module")

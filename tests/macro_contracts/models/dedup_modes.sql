@@ -1,4 +1,6 @@
--- deduplicate_points, mode `last_row`: per key, the whole last point.
+-- deduplicate_points in each mode: `fields` keeps per key the last non-null
+-- value of each field, `last_row` the whole last point.
+{%- set modes = ['fields', 'last_row'] %}
 with points as (
     select
         measurement,
@@ -9,23 +11,29 @@ with points as (
         ) as point
     from {{ ref('dedup_points') }}
 ),
-
-deduplicated as (
+{% for mode in modes %}
+{{ mode }}_winners as (
     {{ tsdedup.deduplicate_points(
         'points',
         ['host', 'region', 'time_ns'],
         ['usage', 'status'],
         ['chunk_seq', 'position'],
-        mode='last_row',
+        mode=mode,
         hidden_keys=['measurement'],
     ) | indent(4) }}
-)
-
+){{ ',' if not loop.last }}
+{% endfor %}
+{%- for mode in modes %}
 select
+    '{{ mode }}' as dedup_mode,
     measurement,
     point.host,
     point.region,
     point.time_ns,
     point.usage,
     point.status
-from deduplicated
+from {{ mode }}_winners
+{%- if not loop.last %}
+union all
+{%- endif %}
+{%- endfor %}
