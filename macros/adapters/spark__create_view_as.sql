@@ -1,13 +1,10 @@
 {#
-    A view model's view. An existing view is dropped first: replacing an
-    Iceberg view leaves the SQL text the metastore keeps for it unchanged. The
+    A view model's view, created or replaced in one Iceberg commit; the view
+    materialization then sets the metastore's text of it (decision 0030). The
     view records the MD5 of its SQL (property tsdedup.sql_md5), by which the
-    view materialization keeps an unchanged view. Decision 0007.
+    view materialization keeps an unchanged view.
 #}
 {% macro spark__create_view_as(relation, sql) -%}
-    {%- if execute -%}
-        {%- do run_query('drop view if exists ' ~ relation) -%}
-    {%- endif -%}
     create or replace view {{ relation }}
     {%- if config.persist_column_docs() %}
     (

@@ -1,13 +1,17 @@
 {#
     dbt-spark's view materialization, except that a view whose SQL has not
     changed since it was created is kept (view_is_current); a view that
-    selects `*`, and every view of a --full-refresh, is created again.
-    Decision 0007; docs/operations.md, "A run with nothing to do".
+    selects `*`, and every view of a --full-refresh, is replaced, and the
+    metastore's text of a replaced view is set to its SQL. Decisions 0007, 0030.
 #}
 {% materialization view, adapter='spark' -%}
     {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
     {%- if should_full_refresh() or not tsdedup.view_is_current(existing, sql) -%}
-        {{ return(create_or_replace_view()) }}
+        {%- set created = create_or_replace_view() -%}
+        {%- if existing is not none and existing.is_view -%}
+            {%- do adapter.tsdedup_set_view_text(this, sql) -%}
+        {%- endif -%}
+        {{ return(created) }}
     {%- endif -%}
     {{ run_hooks(pre_hooks) }}
     {%- call noop_statement('main', 'OK (unchanged)') -%}

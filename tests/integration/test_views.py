@@ -76,6 +76,7 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
     assert kept["my_star"] == "OK", "a view that selects * is created again"
 
     # A changed model replaces its view; the new column is there.
+    (before,) = ws.sql("show tblproperties tsdedup.my_files ('uuid')")
     (reports / "my_files.sql").write_text(
         "select chunk_seq, source_file from {{ ref('stg_chunks') }}\n"
     )
@@ -83,6 +84,17 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
     assert view_messages(ws)["my_files"] == "OK"
     (rows,) = ws.sql("select chunk_seq, source_file from tsdedup.my_files")
     assert rows == [{"chunk_seq": 1, "source_file": "a.lp"}]
+    # Replaced in place, never dropped (a reader would find no view in between):
+    # the same Iceberg view, and the metastore's text of it is the new SQL.
+    log = (ws.project / "logs" / "dbt.log").read_text(encoding="utf-8")
+    assert "drop view" not in log[log.rindex("Running with dbt") :]
+    after, described = ws.sql(
+        "show tblproperties tsdedup.my_files ('uuid')", "describe extended tsdedup.my_files"
+    )
+    assert after == before
+    texts = {r["col_name"]: r["data_type"] for r in described if "Text" in str(r["col_name"])}
+    assert set(texts) == {"View Text", "View Original Text"}, texts
+    assert all("source_file" in text for text in texts.values()), texts
     # New data changes no view's SQL.
     ws.land("b.lp", "v,host=a x=2 2\n")
     ws.build()

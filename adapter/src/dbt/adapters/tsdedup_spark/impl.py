@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from dbt.adapters.base.impl import AdapterTrackingRelationInfo
+from dbt.adapters.base.impl import AdapterTrackingRelationInfo, available
+from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.relation import RelationConfig
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt.adapters.tsdedup_spark.__version__ import version
@@ -23,3 +24,15 @@ class TsdedupSparkAdapter(SparkAdapter):
             adapter_version=version,
             model_adapter_details=cls._get_adapter_specific_run_info(config),
         )
+
+    @available
+    def tsdedup_set_view_text(self, relation: BaseRelation, sql: str) -> bool:
+        """After `create or replace view`: the metastore's text of the view becomes
+        ``sql``, which Iceberg's replace leaves as it was (tsdedup/hive_views.py)."""
+        from tsdedup.hive_views import set_view_text
+        from tsdedup.spark_session import registered_session
+
+        spark = registered_session()
+        if spark is None:
+            raise RuntimeError("tsdedup_set_view_text: this process has no tsdedup Spark session")
+        return set_view_text(spark, str(relation.schema), str(relation.identifier), sql)
