@@ -16,7 +16,7 @@ PYTHON_PATHS := python_udfs tsdedup adapter/src tests bench lint
 # Models, singular tests and the macro contracts' models; macros/ is left out (.sqlfluffignore).
 SQL_PATHS := models tests/singular tests/macro_contracts/models
 
-.PHONY: run test lint lint-fix setup unit test-crash bench bench-medium bench-small cluster-check clean
+.PHONY: run test lint lint-fix setup team-setup unit test-crash bench bench-medium bench-small cluster-check clean
 
 run: setup
 	$(BIN)/tsdedup sample
@@ -59,8 +59,14 @@ bench-medium: setup
 bench-small: setup
 	$(BIN)/python -m bench --scale small --out bench/results/small.json
 
+# Debian's PostgreSQL server and JDBC driver, for the `team` target's catalog
+# and the checks below (as root, or with sudo; nothing when they are there).
+team-setup: setup
+	bash .ci/install-postgresql
+
 # The sample on a standalone Spark cluster (a master and two workers on
-# 127.0.0.1, started and stopped by the check), compared with the local build.
+# 127.0.0.1, started and stopped by the check) with the catalog in a throw-away
+# PostgreSQL server, compared with the local build.
 cluster-check: setup
 	$(BIN)/python -m tsdedup.standalone_cluster --workers 2
 

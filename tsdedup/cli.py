@@ -19,6 +19,7 @@ decision 0028).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -50,6 +51,7 @@ from tsdedup.run_summary import (
     read_run_results,
 )
 from tsdedup.sample import run_sample
+from tsdedup.shared_catalog import CatalogError, SharedCatalog, lock_wait_seconds, writes
 from tsdedup.spark_session import LogLevelError, Paths, base_conf, spark_log_level
 from tsdedup.sql_command import SqlUsageError, run_sql
 from tsdedup.sql_command import parse_args as parse_sql_args
@@ -330,6 +332,7 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
         return _run_locked(invocation, in_engine)
     except (
         HomeLockedError,
+        CatalogError,
         ProfileError,
         SqlUsageError,
         ReportUsageError,
@@ -342,17 +345,25 @@ def main(argv: Sequence[str] | None = None, *, in_engine: bool = False) -> int:
 
 
 def _run_locked(invocation: Invocation, in_engine: bool) -> int:
-    """Run the command under the state folder's lock, in this process's Spark
-    session (the engine's) or one started for it; an unchanged run is skipped."""
+    """Run the command in this process's Spark session (the engine's) or one
+    started for it. On the embedded metastore, under the state folder's lock,
+    and an unchanged run is skipped; on a shared catalog, a command that writes
+    holds the schema's builder lock once Spark runs, and none is skipped (another
+    process may have written since), while readers take no lock at all."""
     args, home = invocation.args, invocation.home
-    with HomeLock(home):
-        inputs = up_to_date.fingerprint(
-            args, invocation.project_dir, os.environ, invocation.profiles_dir
-        )
-        finished_at = up_to_date.last_success(home, inputs) if inputs else None
-        if finished_at is not None:
-            print(up_to_date.skip_message(args, finished_at))
-            return 0
+    catalog = _shared_catalog(invocation)
+    with contextlib.ExitStack() as held:
+        inputs = None
+        if catalog is None:
+            held.enter_context(HomeLock(home))
+            inputs = up_to_date.fingerprint(
+                args, invocation.project_dir, os.environ, invocation.profiles_dir
+            )
+            finished_at = up_to_date.last_success(home, inputs) if inputs else None
+            if finished_at is not None:
+                print(up_to_date.skip_message(args, finished_at))
+                return 0
+        wait = lock_wait_seconds(os.environ) if catalog is not None else 0.0
         up_to_date.forget(home)
         if in_engine:
             spark = active_spark()
@@ -363,10 +374,23 @@ def _run_locked(invocation: Invocation, in_engine: bool) -> int:
                 warm=invocation.command not in ("sql", "report"),
                 jvm=jvm_mode.choose(args, os.environ, home),
             )
+        if catalog is not None and writes(invocation.command):
+            held.enter_context(
+                catalog.builder_lock(spark, invocation.schema(), invocation.command, wait)
+            )
         try:
             return run_command(invocation, spark, inputs)
         finally:
             jvm_archive.build_in_background()
+
+
+def _shared_catalog(invocation: Invocation) -> SharedCatalog | None:
+    """The selected target's shared catalog, None when it has none or its profile
+    cannot be read (starting Spark says why)."""
+    try:
+        return SharedCatalog.of(spark_parameters(invocation.profile_target()[1]))
+    except ProfileError:
+        return None
 
 
 if __name__ == "__main__":

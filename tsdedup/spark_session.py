@@ -19,6 +19,7 @@ from typing import Any
 
 from tsdedup.iceberg_jars import spark_jar_conf
 from tsdedup.packages import EXECUTOR_PACKAGE
+from tsdedup.shared_catalog import HEARTBEAT_KEY, SharedCatalog
 
 LOG4J2 = """\
 # Written by tsdedup: keep Spark's Java logging out of dbt's output.
@@ -169,7 +170,12 @@ def registered_session() -> Any | None:
 def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> Any:
     """Start (or reuse) the process's Spark session with ``conf`` and register UDFs.
     ``preload_modules`` load while the JVM starts (``dbt.cli.main`` before a dbt
-    command: about 1.4 s of imports)."""
+    command: about 1.4 s of imports). A catalog in PostgreSQL gets its driver
+    and password, and what it lacks on its first use (tsdedup/shared_catalog.py);
+    its errors raise CatalogError."""
+    catalog = SharedCatalog.of(conf)
+    if catalog is not None:
+        conf = catalog.session_conf(conf)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     # The modules of the file-reading table function (pandas, Arrow compute:
@@ -182,12 +188,16 @@ def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> 
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if catalog is not None:
+        catalog.connect_metastore(spark)
     preload.join()
     from python_udfs import sort_key, udtf
 
     spark.sparkContext.setLogLevel(spark_log_level())
     udtf.register(spark)
     sort_key.register(spark)
+    if catalog is not None:
+        catalog.prepare(spark, heartbeat_ms=int(conf.get(HEARTBEAT_KEY, "240000")))
     _REGISTERED[:] = [spark]
     return spark
 

@@ -1,15 +1,17 @@
-"""Run the sample build on a real Spark standalone cluster and compare it with
-the embedded run.
+"""Run the sample build on a real Spark standalone cluster with the shared
+catalog, and compare it with the embedded run.
 
     python -m tsdedup.standalone_cluster [--workers 2] [--work DIR] [--keep]
 
-Starts a standalone master and workers on 127.0.0.1 from the pip ``pyspark``
+Starts a throw-away PostgreSQL server for the catalog (tsdedup/local_postgres.py)
+and a standalone master and workers on 127.0.0.1 from the pip ``pyspark``
 package (``bin/spark-class``), builds and tests the bundled sample with the
-profile's ``cluster`` target (the driver here, the parsing UDF on the workers'
-executors), builds it again with the ``local`` target in another state folder,
+profile's ``team`` target on that cluster (the driver here, the parsing table
+function on the workers' executors, which Spark's event log of the run
+shows), builds it again with the ``local`` target in another state folder,
 and compares every measurement and report table row for row. Everything it
 started is stopped at the end, whatever happens. Exit code 0 when the two runs
-agree and both clusters' workers ran executors.
+agree, both workers ran executors and the parsing ran on them.
 """
 
 from __future__ import annotations
@@ -31,11 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tsdedup.local_postgres import LocalPostgres, PostgresUnavailable
+
 HOST = "127.0.0.1"
 # Tables whose rows the two runs must agree on (order-insensitive).
 COMPARED = ("cpu", "h2o", "weather", "rpt_chunk_accounting", "rpt_rejects", "sort_keys")
 # Columns that differ between any two runs (when and by which invocation).
 VOLATILE_COLUMNS = frozenset({"ingested_at", "invocation_id", "source_path", "source_modified_at"})
+# The table functions that parse landed files and write the raw log.
+PARSING_FUNCTIONS = ("tsdedup_read_chunk", "tsdedup_write_chunks")
 
 
 class ClusterError(RuntimeError):
@@ -222,41 +228,93 @@ def differences(cluster: dict[str, list[str]], local: dict[str, list[str]]) -> l
     return found
 
 
+def event_log_settings(work: Path) -> Path:
+    """A Spark configuration folder (SPARK_CONF_DIR) whose spark-defaults.conf
+    writes the driver's event log to ``work/events``; returns the folder."""
+    conf, events = work / "spark-conf", work / "events"
+    conf.mkdir(parents=True, exist_ok=True)
+    events.mkdir(parents=True, exist_ok=True)
+    (conf / "spark-defaults.conf").write_text(
+        f"spark.eventLog.enabled true\nspark.eventLog.dir {events.as_uri()}\n", encoding="utf-8"
+    )
+    return conf
+
+
+def parsing_executors(events: Path) -> dict[str, int]:
+    """Tasks per executor of the SQL executions that ran a parsing table function
+    (PARSING_FUNCTIONS), from the event logs in ``events``."""
+    executions: set[str] = set()
+    stages: set[int] = set()
+    tasks: dict[str, int] = {}
+    for log in sorted(events.iterdir()):
+        for line in log.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            kind = str(event.get("Event", ""))
+            if kind.endswith("SparkListenerSQLExecutionStart"):
+                plan = str(event.get("physicalPlanDescription", ""))
+                if "PythonUDTF" in plan and any(f in plan for f in PARSING_FUNCTIONS):
+                    executions.add(str(event["executionId"]))
+            elif kind == "SparkListenerJobStart":
+                execution = (event.get("Properties") or {}).get("spark.sql.execution.id")
+                if execution in executions:
+                    stages.update(int(stage) for stage in event["Stage IDs"])
+            elif kind == "SparkListenerTaskEnd" and int(event["Stage ID"]) in stages:
+                executor = str(event["Task Info"]["Executor ID"])
+                tasks[executor] = tasks.get(executor, 0) + 1
+    return tasks
+
+
 def check(work: Path, workers: int) -> int:
     say = print
     started = time.monotonic()
-    with running_cluster(work / "cluster", workers) as cluster:
-        say(f"cluster: master {cluster.url} with {workers} workers (logs in {work / 'cluster'})")
-        cluster_env = run_environment(
-            work / "home-cluster",
-            "cluster",
-            {
-                "TSDEDUP_SPARK_MASTER": cluster.url,
-                "TSDEDUP_CORES_MAX": str(workers * cluster.worker_cores),
-                "TSDEDUP_EXECUTOR_MEMORY": "1g",
-                "SPARK_LOCAL_IP": HOST,
-            },
+    with LocalPostgres() as catalog:
+        team = {**catalog.environment(), "TSDEDUP_WAREHOUSE": str(work / "warehouse")}
+        with running_cluster(work / "cluster", workers) as cluster:
+            say(
+                f"cluster: master {cluster.url} with {workers} workers (logs in {work / 'cluster'})"
+            )
+            say(f"catalog: PostgreSQL on {catalog.url}")
+            cluster_env = run_environment(
+                work / "home-cluster",
+                "team",
+                {
+                    **team,
+                    "TSDEDUP_SPARK_MASTER": cluster.url,
+                    "TSDEDUP_CORES_MAX": str(workers * cluster.worker_cores),
+                    "TSDEDUP_EXECUTOR_MEMORY": "1g",
+                    "SPARK_LOCAL_IP": HOST,
+                    "SPARK_CONF_DIR": str(event_log_settings(work)),
+                },
+            )
+            say("cluster: tsdedup sample (build and test) with --target team")
+            tsdedup(["sample"], cluster_env, work / "logs" / "sample-cluster.log")
+            used = cluster.workers_with_executors()
+            say(f"cluster: executors ran on {len(used)} of {workers} workers ({', '.join(used)})")
+        parsed = parsing_executors(work / "events")
+        on_workers = bool(parsed) and "driver" not in parsed
+        say(
+            "cluster: the parsing ran in "
+            + (
+                ", ".join(f"executor {e} ({n} tasks)" for e, n in sorted(parsed.items()))
+                or "no task"
+            )
         )
-        say("cluster: tsdedup sample (build and test) with --target cluster")
-        tsdedup(["sample"], cluster_env, work / "logs" / "sample-cluster.log")
-        say("cluster: tsdedup test with --target cluster")
-        tsdedup(["test"], cluster_env, work / "logs" / "test-cluster.log")
-        used = cluster.workers_with_executors()
-        say(f"cluster: executors ran on {len(used)} of {workers} workers ({', '.join(used)})")
-    say("local: tsdedup sample with --target local")
-    local_env = run_environment(work / "home-local", "local", {})
-    tsdedup(["sample"], local_env, work / "logs" / "sample-local.log")
-    say("compare: every measurement and report table, row for row")
-    read_env = run_environment(work / "home-cluster", "local", {})
-    diffs = differences(
-        table_rows(read_env, work / "logs" / "rows-cluster.log"),
-        table_rows(local_env, work / "logs" / "rows-local.log"),
-    )
+        say("local: tsdedup sample with --target local")
+        local_env = run_environment(work / "home-local", "local", {})
+        tsdedup(["sample"], local_env, work / "logs" / "sample-local.log")
+        say("compare: every measurement and report table, row for row")
+        read_env = run_environment(work / "home-reader", "team", team)
+        diffs = differences(
+            table_rows(read_env, work / "logs" / "rows-cluster.log"),
+            table_rows(local_env, work / "logs" / "rows-local.log"),
+        )
     for line in diffs:
         say(f"DIFFERENT {line}")
-    ok = not diffs and len(used) == workers
+    ok = not diffs and len(used) == workers and on_workers
     if len(used) != workers:
         say(f"FAILED: executors ran on {len(used)} of {workers} workers")
+    if not on_workers:
+        say("FAILED: the event log shows no parsing task on the workers' executors")
     say(f"{'OK' if ok else 'FAILED'}: cluster and local runs "
         f"{'agree on ' + ', '.join(COMPARED) if not diffs else 'differ'} "
         f"({time.monotonic() - started:.0f} s)")  # fmt: skip
@@ -273,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         return check(work, args.workers)
-    except ClusterError as exc:
+    except (ClusterError, PostgresUnavailable) as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     finally:

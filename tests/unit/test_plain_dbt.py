@@ -153,8 +153,12 @@ def test_the_adapter_opens_the_session_of_its_project(
 ) -> None:
     from dbt.adapters.tsdedup_spark import Plugin
 
-    asked: list[tuple[str | None, dict[str, str]]] = []
-    monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp: asked.append((root, ssp)))
+    asked: list[tuple[str | None, dict[str, str], str]] = []
+    monkeypatch.setattr(
+        plain_dbt,
+        "ensure_session",
+        lambda root, ssp, schema: asked.append((root, ssp, schema)),
+    )
     manager = Plugin.adapter.ConnectionManager
     manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
     credentials = Plugin.credentials(
@@ -165,7 +169,8 @@ def test_the_adapter_opens_the_session_of_its_project(
     )
     manager.open(connection)
     assert connection.state == ConnectionState.OPEN
-    assert asked == [(str(tmp_path), credentials.server_side_parameters)]
+    # The target's schema: its builder lock, on a shared catalog.
+    assert asked == [(str(tmp_path), credentials.server_side_parameters, "s")]
     assert asked[0][1]["spark.master"] == "local[1]"
 
 

@@ -63,7 +63,9 @@ class TsdedupSparkConnectionManager(SparkConnectionManager):
                     "run `make setup` in the project, then use its .venv"
                 ) from exc
             try:
-                ensure_session(cls.project_root, credentials.server_side_parameters)
+                ensure_session(
+                    cls.project_root, credentials.server_side_parameters, credentials.schema
+                )
             except SessionError as exc:
                 raise DbtRuntimeError(f"tsdedup: {exc}") from None
         return super().open(connection)

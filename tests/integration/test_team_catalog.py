@@ -1,0 +1,336 @@
+"""A team's warehouse: the catalog in a throw-away PostgreSQL server, the
+profile's `team` target, several `tsdedup` processes at once, each with a home
+of its own as on a machine of its own (decision 0029).
+
+- builders take turns: a second one stops at once with a message naming the
+  first, a third waits for it; no point is lost or duplicated, and the tables
+  equal the embedded default's for the same files;
+- readers (`tsdedup sql`, `tsdedup show`) run during a build and only ever see
+  whole versions of a table and of its live view;
+- two processes that commit to one table at once, without the builder lock,
+  lose no commit (the metastore's table lock around every Iceberg commit);
+- the catalog's password is on no command line.
+
+The server comes from Debian's packages (.ci/run installs them); without them
+the tests are skipped and say why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bench.project_copy import copy_dbt_project
+from tests.integration.conftest import (
+    ROOT,
+    TSDEDUP,
+    Result,
+    disable_sample_measurements,
+    make_workspace,
+    run_tsdedup,
+    shown_rows,
+)
+from tests.integration.test_crash_and_readers import canonical
+from tests.integration.test_incremental import random_chunk
+from tests.integration.test_plain_dbt import DBT
+from tests.reference import expected_from_files
+from tsdedup import local_postgres
+from tsdedup.local_postgres import LocalPostgres
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Iterator[LocalPostgres]:
+    why = local_postgres.missing()
+    if why:
+        pytest.skip(why)
+    with LocalPostgres() as server:
+        yield server
+
+
+@dataclass
+class Team:
+    """One landing folder, warehouse and catalog schema; every process a home
+    and a copy of the project of its own, as on a machine of its own."""
+
+    root: Path
+    catalog: LocalPostgres
+    schema: str
+
+    @property
+    def landing(self) -> Path:
+        return self.root / "landing"
+
+    def project(self, machine: str) -> Path:
+        """The machine's checkout of the project, which has a model file for the
+        measurement `inc` and its live view (a reader's `ref()` needs them)."""
+        project = self.root / f"project-{machine}"
+        if not project.exists():
+            copy_dbt_project(ROOT, project)
+            disable_sample_measurements(project)
+            (project / "models" / "measurements" / "inc.sql").write_text(
+                "{{ tsdedup.measurement('inc') }}\n", encoding="utf-8"
+            )
+            (project / "models" / "live" / "inc_live.sql").write_text(
+                "{{ tsdedup.live_measurement(ref('inc')) }}\n", encoding="utf-8"
+            )
+        return project
+
+    def env(self, machine: str, **extra: str) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            self.catalog.environment(),
+            TSDEDUP_TARGET="team",
+            TSDEDUP_SCHEMA=self.schema,
+            TSDEDUP_WAREHOUSE=str(self.root / "warehouse"),
+            TSDEDUP_HOME=str(self.root / f"home-{machine}"),
+            TSDEDUP_LANDING=str(self.landing),
+            DBT_PROJECT_DIR=str(self.project(machine)),
+            DBT_PROFILES_DIR=str(self.project(machine) / "profiles"),
+        )
+        env.update(extra)
+        return env
+
+    def land(self, files: list[tuple[str, bytes]]) -> None:
+        for name, content in files:
+            tmp = self.landing / f".{name}.tmp"
+            tmp.write_bytes(content)
+            tmp.replace(self.landing / name)
+
+    def run(self, machine: str, *args: str, **extra: str) -> Result:
+        return run_tsdedup(list(args), self.project(machine), self.env(machine, **extra), 900)
+
+    def start(self, machine: str, *args: str, **extra: str) -> subprocess.Popen[str]:
+        out = (self.root / f"{machine}.out").open("w")
+        return subprocess.Popen(
+            [str(TSDEDUP), *args],
+            cwd=self.project(machine),
+            env=self.env(machine, **extra),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def output(self, machine: str) -> str:
+        return (self.root / f"{machine}.out").read_text(encoding="utf-8")
+
+    def sql(self, machine: str, *statements: str) -> list[list[dict[str, object]]]:
+        result = self.run(machine, "sql", "--json", "--limit", "-1", *statements).check()
+        answers = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+        assert [a["statement"] for a in answers] == list(range(len(statements))), result.stdout
+        return [a["rows"] for a in answers]
+
+    def holders(self) -> list[str]:
+        """The processes that hold this schema's builder lock, as PostgreSQL names them."""
+        rows = self.catalog.query(
+            "select a.application_name from pg_locks as l join pg_stat_activity as a"
+            " on a.pid = l.pid where l.locktype = 'advisory' and l.granted and l.objid <> 0"
+        )
+        return [row[0] for row in rows]
+
+
+def make_team(root: Path, catalog: LocalPostgres, schema: str) -> Team:
+    (root / "landing").mkdir(parents=True)
+    return Team(root, catalog, schema)
+
+
+def chunks(seed: int, prefix: str, count: int, minute0: int) -> list[tuple[str, bytes]]:
+    rng = random.Random(seed)
+    return [
+        (f"{prefix}_{i}.lp", random_chunk(rng, [0, 1], True, minute0=minute0).encode())
+        for i in range(count)
+    ]
+
+
+def wait_for(condition: object, what: str, timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def command_lines_holding(secret: str) -> list[str]:
+    """Every process's command line that contains ``secret``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if secret in text:
+            found.append(f"{cmdline.parent.name}: {text[:200]}")
+    return found
+
+
+def test_builders_take_turns_and_lose_no_point(tmp_path: Path, catalog: LocalPostgres) -> None:
+    team = make_team(tmp_path, catalog, "team_builders")
+    first = chunks(1, "a", 3, 0)
+    second = chunks(2, "b", 3, 30)
+    team.land(first)
+    builder = team.start("a", "build")
+    try:
+        wait_for(lambda: any("tsdedup build" in h for h in team.holders()), "the builder lock")
+        # The password reached the JVM without passing a command line.
+        assert command_lines_holding(catalog.password) == []
+        team.land(second)
+        refused = team.run("b", "build", TSDEDUP_LOCK_WAIT="0")
+        # Plain dbt, as an orchestrator calls it, honours the same lock.
+        plain = subprocess.run(
+            [str(DBT), "run", "--select", "raw_chunks", "--project-dir", str(team.project("d"))],
+            cwd=tmp_path,
+            env=team.env("d", TSDEDUP_LOCK_WAIT="0"),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        waiting = team.start("c", "build", TSDEDUP_LOCK_WAIT="600")
+        assert refused.code == 2, refused.stdout + refused.stderr
+        assert f"tsdedup build (process {builder.pid} on" in refused.stderr, refused.stderr
+        assert "is writing schema team_builders; this build stopped before writing" in (
+            refused.stderr
+        )
+        assert plain.returncode != 0
+        assert f"tsdedup build (process {builder.pid} on" in plain.stdout, plain.stdout
+        assert "this dbt run stopped before writing anything" in plain.stdout, plain.stdout
+        assert builder.wait(900) == 0, team.output("a")
+        assert waiting.wait(900) == 0, team.output("c")
+    finally:
+        builder.kill()
+    assert f"waiting for tsdedup build (process {builder.pid} on" in team.output("c")
+    assert team.holders() == []
+
+    landed = sorted(first + second)
+    expected = expected_from_files(landed)
+    rows, chunk_rows = team.sql(
+        "a",
+        "select * from team_builders.inc",
+        "select source_file from team_builders.stg_chunks order by chunk_seq",
+    )
+    assert canonical(rows) == canonical(expected.rows("inc"))
+    assert len(rows) == len(expected.rows("inc"))
+    # Every file is one chunk, in landing order: none ingested twice, none skipped.
+    assert [r["source_file"] for r in chunk_rows] == [name for name, _ in landed]
+
+    # The embedded default, given the same files, builds the same tables.
+    local = make_workspace(tmp_path / "local", sample_measurements=False)
+    for name, content in landed:
+        local.land(name, content)
+    local.tsdedup("build", fresh_process=True).check()
+    local_rows, local_accounting = local.sql(
+        "select * from tsdedup.inc", "select * from tsdedup.rpt_chunk_accounting"
+    )
+    (team_accounting,) = team.sql("a", "select * from team_builders.rpt_chunk_accounting")
+    assert canonical(rows) == canonical(local_rows)
+    assert stable(team_accounting) == stable(local_accounting)
+    assert len(team_accounting) == len(landed)
+
+
+def stable(rows: list[dict[str, object]]) -> frozenset[frozenset[tuple[str, object]]]:
+    """Rows without the columns that differ between any two runs (when, by whom, where)."""
+    volatile = ("ingested_at", "invocation_id", "source_path", "source_modified_at")
+    return canonical([{k: v for k, v in r.items() if k not in volatile} for r in rows])
+
+
+READS = (
+    # A key's columns may be NULL (an absent tag), which `count(distinct ...)` skips.
+    "select count(*) as n, (select count(*) from (select distinct host, rack, time_ns"
+    " from {s}.inc)) as keys from {s}.inc",
+    "select count(*) as n from {s}.inc_live",
+)
+
+
+def test_readers_see_whole_versions_during_a_build(tmp_path: Path, catalog: LocalPostgres) -> None:
+    team = make_team(tmp_path, catalog, "team_readers")
+    first = chunks(3, "a", 3, 0)
+    second = chunks(4, "b", 4, 20)
+    team.land(first)
+    team.run("a", "build").check()
+    team.land(second)
+    builder = team.start("a", "build")
+    seen: list[list[list[dict[str, object]]]] = []
+    shown: list[list[dict[str, object]]] = []
+    try:
+        while builder.poll() is None:
+            reads = [r.format(s="team_readers") for r in READS]
+            seen.append(team.sql("r", *reads * 5))
+            show = team.run(
+                "r", "show", "--inline", "select count(*) as n from {{ ref('inc_live') }}",
+                "--output", "json", "--log-format", "json",
+            ).check()  # fmt: skip
+            shown.append(shown_rows(show.stdout))
+        assert builder.wait() == 0, team.output("a")
+    finally:
+        builder.kill()
+    assert len(seen) >= 2, "the readers ran less than twice during the build"
+
+    (snapshots,) = team.sql(
+        "a", "select summary['total-records'] as n from team_readers.inc.snapshots"
+    )
+    versions = {int(str(s["n"])) for s in snapshots}
+    before = len(expected_from_files(sorted(first)).rows("inc"))
+    after = len(expected_from_files(sorted(first + second)).rows("inc"))
+    assert {before, after} <= versions
+    for answers in seen:
+        for table, live in zip(answers[0::2], answers[1::2], strict=True):
+            (row,) = table
+            assert row["n"] == row["keys"], "a reader saw a key twice"
+            assert row["n"] in versions, f"a reader saw {row['n']} rows, no version has that"
+            assert live == [{"n": before}] or live == [{"n": after}], live
+    for rows in shown:
+        assert rows == [{"n": before}] or rows == [{"n": after}], rows
+
+
+def test_two_writers_without_the_builder_lock_lose_no_commit(
+    tmp_path: Path, catalog: LocalPostgres
+) -> None:
+    team = make_team(tmp_path, catalog, "team_writers")
+    team.sql(
+        "a",
+        "create schema if not exists team_writers",
+        "create table team_writers.counter (writer string, n int) using iceberg",
+    )
+    # `tsdedup sql` is a reader: it takes no builder lock, so both commit at will.
+    inserts = {
+        w: [f"insert into team_writers.counter values ('{w}', {n})" for n in range(12)]
+        for w in ("x", "y")
+    }
+    writers = {w: team.start(w, "sql", *statements) for w, statements in inserts.items()}
+    for w, process in writers.items():
+        assert process.wait(600) == 0, team.output(w)
+    rows, snapshots = team.sql(
+        "a",
+        "select writer, n from team_writers.counter",
+        "select count(*) as n from team_writers.counter.snapshots",
+    )
+    assert sorted((r["writer"], r["n"]) for r in rows) == sorted(
+        (w, n) for w in inserts for n in range(12)
+    )
+    assert snapshots == [{"n": 24}]
+    # The metastore's table lock was taken for the commits and is released.
+    (next_lock,) = catalog.query("select nl_next from next_lock_id")
+    assert int(next_lock[0]) > 24
+    assert catalog.query("select count(*) from hive_locks") == [["0"]]
+
+
+def test_a_team_target_without_its_password_stops_with_the_reason(
+    tmp_path: Path, catalog: LocalPostgres
+) -> None:
+    team = make_team(tmp_path, catalog, "team_nopassword")
+    result = team.run("a", "sql", "select 1", TSDEDUP_CATALOG_PASSWORD="")
+    assert result.code == 2
+    assert re.search(
+        r"needs its password in TSDEDUP_CATALOG_PASSWORD, which is not set", result.stderr
+    )
+    assert "Traceback" not in result.stderr
