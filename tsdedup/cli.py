@@ -277,9 +277,12 @@ class EngineUsageError(ValueError):
 def run_in_running_engine(invocation: Invocation) -> int | None:
     """Run the command in the engine of the state folder, if one runs with the
     settings the command needs; None when the command must start Spark itself
-    (an engine with other settings is stopped first)."""
+    (an engine with other settings is stopped first). On a shared catalog a
+    reader runs in a process of its own, beside whatever the engine runs."""
     record = engine.read_record(invocation.home)
     if record is None:
+        return None
+    if not writes(invocation.command) and _shared_catalog(invocation) is not None:
         return None
     _, conf = session_conf(invocation)
     if record.fingerprint != engine.fingerprint(conf):

@@ -17,16 +17,15 @@ import os
 import pwd
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from tsdedup.loopback import HOST, free_port
 from tsdedup.shared_catalog import DRIVER_JAR, JDBC_JAR_ENV, PASSWORD_ENV
 
-HOST = "127.0.0.1"
 ROLE = "tsdedup"
 DATABASE = "tsdedup"
 # initdb and postgres refuse to run as root; a root process runs them as this user.
@@ -34,7 +33,11 @@ SERVER_USER = "postgres"
 INSTALL_HINT = "apt-get install postgresql libpostgresql-jdbc-java (.ci/run installs them)"
 
 
-class PostgresUnavailable(RuntimeError):
+class PostgresError(RuntimeError):
+    """The throw-away server could not start or answer."""
+
+
+class PostgresUnavailable(PostgresError):
     """PostgreSQL's server binaries or its JDBC driver are not installed."""
 
 
@@ -52,13 +55,14 @@ def server_binaries() -> Path:
 def missing() -> str | None:
     """Why no throw-away server can start here, or None when one can."""
     try:
-        server_binaries()
+        binaries = server_binaries()
     except PostgresUnavailable as exc:
         return str(exc)
-    if not shutil.which("psql"):
-        return f"no psql: {INSTALL_HINT}"
-    if not Path(os.environ.get(JDBC_JAR_ENV) or DRIVER_JAR).is_file():
-        return f"no PostgreSQL JDBC driver at {DRIVER_JAR}: {INSTALL_HINT}"
+    if not (binaries / "psql").is_file():
+        return f"no psql beside {binaries / 'pg_ctl'}: {INSTALL_HINT}"
+    jar = os.environ.get(JDBC_JAR_ENV) or DRIVER_JAR
+    if not Path(jar).is_file():
+        return f"no PostgreSQL JDBC driver at {jar}: {INSTALL_HINT}"
     if os.geteuid() == 0:
         try:
             pwd.getpwnam(SERVER_USER)
@@ -67,18 +71,12 @@ def missing() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class LocalPostgres:
     """A PostgreSQL cluster in a new temporary folder (where the server's user
     reaches it), serving ``port`` on 127.0.0.1."""
 
-    port: int = field(default_factory=_free_port)
+    port: int = field(default_factory=free_port)
     password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="tsdedup-pg-")))
 
@@ -100,7 +98,7 @@ class LocalPostgres:
             [*prefix, *command], input=stdin, capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
-            raise RuntimeError(
+            raise PostgresError(
                 f"{Path(command[0]).name} failed ({done.returncode}): "
                 f"{(done.stderr or done.stdout).strip()[-2000:]}"
             )
@@ -128,14 +126,19 @@ class LocalPostgres:
                 str(binaries / "pg_ctl"), "-D", str(self.data), "-o", options,
                 "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start",
             )  # fmt: skip
-        except RuntimeError as exc:
-            raise RuntimeError(f"{exc}\n--- the server's log:\n{self.log()}") from None
-        # The role's password, over the local socket (trusted), from standard input.
-        self._run(
-            str(binaries / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir),
-            "-p", str(self.port), "-U", ROLE, "-d", "postgres", "-f", "-",
-            stdin=f"alter role {ROLE} password '{self.password}';\ncreate database {DATABASE};\n",
-        )  # fmt: skip
+        except PostgresError as exc:
+            raise PostgresError(f"{exc}\n--- the server's log:\n{self.log()}") from None
+        # The role's password, over the local socket (trusted), from standard input;
+        # psql's error would quote the statement, so it is not passed on.
+        try:
+            self._run(
+                str(binaries / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir),
+                "-p", str(self.port), "-U", ROLE, "-d", "postgres", "-f", "-",
+                stdin=f"alter role {ROLE} password '{self.password}';\n"
+                f"create database {DATABASE};\n",
+            )  # fmt: skip
+        except PostgresError:
+            raise PostgresError(f"setting up role {ROLE} and database {DATABASE} failed") from None
         return self
 
     def stop(self) -> None:
@@ -166,7 +169,7 @@ class LocalPostgres:
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         if done.returncode != 0:
-            raise RuntimeError(f"psql failed: {done.stderr.strip()}")
+            raise PostgresError(f"psql failed: {done.stderr.strip()}")
         return [line.split("\t") for line in done.stdout.splitlines() if line]
 
     def environment(self) -> dict[str, str]:

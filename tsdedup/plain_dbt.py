@@ -19,9 +19,11 @@ from tsdedup.spark_session import LogLevelError
 from tsdedup.state import HomeLock, HomeLockedError
 
 _LOCK = threading.Lock()
-# The state folder's lock, or a shared catalog's builder lock, held until the
-# process ends (the OS, or PostgreSQL when the connection drops, releases it).
-_HELD: list[contextlib.AbstractContextManager[object]] = []
+# The state folder's lock, held until the process ends (the OS releases it).
+_HELD: list[HomeLock] = []
+# A shared catalog's builder lock, held until dbt's command cleans up its
+# connections (or the process ends: PostgreSQL releases it with the connection).
+_BUILDER: list[contextlib.AbstractContextManager[None]] = []
 
 
 class SessionError(RuntimeError):
@@ -29,37 +31,43 @@ class SessionError(RuntimeError):
 
 
 def ensure_session(
-    project_root: str | None, server_side_parameters: Mapping[str, str], schema: str = "tsdedup"
+    project_root: str | None, server_side_parameters: Mapping[str, str], schema: str
 ) -> None:
     """Start the Spark session of the project at ``project_root`` (the current
     folder's if None) with the profile target's ``server_side_parameters`` on
-    top of the project's settings, and register the functions (``schema``: the
-    target's, whose builder lock a writing command holds on a shared catalog). Nothing happens
-    when this process has such a session already (``tsdedup`` started it).
-    Raises SessionError with the reason when it cannot start."""
+    top of the project's settings, and register the functions; nothing starts
+    when this process has such a session already (``tsdedup`` started it). On a
+    shared catalog, a dbt command that writes then holds the builder lock of
+    ``schema``, the target's. Raises SessionError with the reason."""
     with _LOCK:
-        if spark_session.registered_session() is not None:
-            return
         try:
-            _start(project_root, server_side_parameters, schema)
+            spark = spark_session.registered_session()
+            if spark is None:
+                spark = _start(project_root, server_side_parameters)
+            _hold_builder_lock(spark, server_side_parameters, schema)
         except (HomeLockedError, LogLevelError, IcebergJarsError, CatalogError) as exc:
             raise SessionError(str(exc)) from None
 
 
-def _start(
-    project_root: str | None, server_side_parameters: Mapping[str, str], schema: str
-) -> None:
+def release_builder_lock() -> None:
+    """At the end of a dbt command (its connections cleaned up): release the
+    builder lock it held, if any."""
+    with _LOCK:
+        while _BUILDER:
+            _BUILDER.pop().__exit__(None, None, None)
+
+
+def _start(project_root: str | None, server_side_parameters: Mapping[str, str]) -> object:
     environ = dict(os.environ)
     if project_root:
         environ["DBT_PROJECT_DIR"] = project_root
-    invocation = Invocation.parse([], environ)
-    home = invocation.home
+    home = Invocation.parse([], environ).home
     conf = spark_session.base_conf(spark_session.Paths(home))
     conf.update({str(key): str(value) for key, value in server_side_parameters.items()})
-    catalog = SharedCatalog.of(conf)
-    if catalog is not None:
-        _start_shared(catalog, conf, invocation.home, schema)
-        return
+    if SharedCatalog.of(conf) is not None:
+        # A shared catalog admits many processes: no state folder lock.
+        up_to_date.forget(home)
+        return _build(conf, home)
     record = engine.read_record(home)
     if record is not None:
         raise SessionError(
@@ -71,24 +79,28 @@ def _start(
         # This run writes tables: a `tsdedup` run after it must not be skipped
         # as unchanged (tsdedup/up_to_date.py).
         up_to_date.forget(home)
-        _build(conf, home)
+        spark = _build(conf, home)
     except BaseException:
         lock.__exit__(None, None, None)
         raise
     _HELD.append(lock)
+    return spark
 
 
-def _start_shared(catalog: SharedCatalog, conf: dict[str, str], home: Path, schema: str) -> None:
-    """On a shared catalog: no state folder lock; a dbt command that writes
-    holds the schema's builder lock until the process ends."""
-    wait = lock_wait_seconds(os.environ)
+def _hold_builder_lock(
+    spark: object, server_side_parameters: Mapping[str, str], schema: str
+) -> None:
+    """On a shared catalog, take the schema's builder lock for a dbt command that
+    writes, unless this process holds it already (`tsdedup build` took it)."""
+    catalog = SharedCatalog.of({str(k): str(v) for k, v in server_side_parameters.items()})
+    if catalog is None or catalog.holds(schema) or _BUILDER:
+        return
     command = _dbt_command()
-    up_to_date.forget(home)
-    spark = _build(conf, home)
-    if writes(command):
-        lock = catalog.builder_lock(spark, schema, f"dbt {command}", wait)
-        lock.__enter__()
-        _HELD.append(lock)
+    if not writes(command):
+        return
+    lock = catalog.builder_lock(spark, schema, f"dbt {command}", lock_wait_seconds(os.environ))
+    lock.__enter__()
+    _BUILDER.append(lock)
 
 
 def _build(conf: dict[str, str], home: Path) -> object:

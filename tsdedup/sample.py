@@ -10,7 +10,9 @@ from typing import Any
 
 from tsdedup.dbt_runner import run_dbt
 from tsdedup.invocation import Invocation
+from tsdedup.profile import spark_parameters
 from tsdedup.run_summary import format_counts, read_run_results, status_counts
+from tsdedup.shared_catalog import SharedCatalog
 from tsdedup.sql_quoting import quote_identifier
 from tsdedup.text_table import text_table
 
@@ -23,7 +25,13 @@ def run_sample(invocation: Invocation) -> int:
     landing = invocation.project_dir / SAMPLE_FOLDER
     os.environ["TSDEDUP_LANDING"] = str(landing)
     print(f"tsdedup: building the sample data in {landing}")
-    print(f"tsdedup: state (metastore and warehouse) in {invocation.home}")
+    settings = spark_parameters(invocation.profile_target()[1])
+    catalog = SharedCatalog.of(settings)
+    if catalog is None:
+        print(f"tsdedup: state (metastore and warehouse) in {invocation.home}")
+    else:
+        warehouse = settings.get("spark.sql.warehouse.dir", "?")
+        print(f"tsdedup: catalog at {catalog.url}, warehouse in {warehouse}")
     started = time.monotonic()
     started_at = time.time()
     since = datetime.now(UTC).replace(tzinfo=None)

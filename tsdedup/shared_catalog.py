@@ -7,8 +7,7 @@ gets, on top of its settings (decision 0029):
   starts: it is in no file and on no command line;
 - the JDBC driver on the driver JVM's class path (TSDEDUP_JDBC_DRIVER, else
   Debian's /usr/share/java/postgresql.jar);
-- a first start that creates the metastore's tables and the lock tables
-  Iceberg's commits take a table lock in, one process at a time (prepare);
+- a first start that creates what the metastore lacks (tsdedup/catalog_setup.py);
 - the builder lock: a command that writes holds a PostgreSQL advisory lock
   of its schema from its start to its end, so a second builder waits for it
   (TSDEDUP_LOCK_WAIT seconds, default 0) or stops with a message naming it.
@@ -16,6 +15,7 @@ gets, on top of its settings (decision 0029):
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import time
@@ -25,10 +25,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from py4j.protocol import Py4JError, Py4JJavaError
+
+from tsdedup.dbt_runner import status
+
 URL_KEY = "spark.hadoop.javax.jdo.option.ConnectionURL"
 USER_KEY = "spark.hadoop.javax.jdo.option.ConnectionUserName"
 PASSWORD_KEY = "javax.jdo.option.ConnectionPassword"
-HEARTBEAT_KEY = "spark.hadoop.iceberg.hive.lock-heartbeat-interval-ms"
 PASSWORD_ENV = "TSDEDUP_CATALOG_PASSWORD"
 JDBC_JAR_ENV = "TSDEDUP_JDBC_DRIVER"
 LOCK_WAIT_ENV = "TSDEDUP_LOCK_WAIT"
@@ -39,54 +42,14 @@ LOCK_CLASS = 0x7473
 SETUP_KEY = 0
 # dbt and tsdedup commands that write nothing to the warehouse: they take no lock.
 READ_ONLY_COMMANDS = frozenset(
-    {"sql", "show", "compile", "test", "docs", "generate", "report", "debug", "list", "ls"}
-)
-
-# The tables the metastore's lock API uses (Hive 2.3's transaction schema): the
-# metastore creates its other tables itself, these it only expects. Names are
-# unquoted, as its SQL writes them.
-LOCK_TABLES = (
-    "create table if not exists txns (txn_id bigint primary key, txn_state char(1) not null,"
-    " txn_started bigint not null, txn_last_heartbeat bigint not null,"
-    " txn_user varchar(128) not null, txn_host varchar(128) not null,"
-    " txn_agent_info varchar(128), txn_meta_info varchar(128), txn_heartbeat_count integer)",
-    "create table if not exists txn_components (tc_txnid bigint references txns (txn_id),"
-    " tc_database varchar(128) not null, tc_table varchar(128), tc_partition varchar(767),"
-    " tc_operation_type char(1) not null)",
-    "create table if not exists completed_txn_components (ctc_txnid bigint,"
-    " ctc_database varchar(128) not null, ctc_table varchar(256), ctc_partition varchar(767))",
-    "create table if not exists next_txn_id (ntxn_next bigint not null)",
-    "insert into next_txn_id select 1 where not exists (select 1 from next_txn_id)",
-    "create table if not exists hive_locks (hl_lock_ext_id bigint not null,"
-    " hl_lock_int_id bigint not null, hl_txnid bigint, hl_db varchar(128) not null,"
-    " hl_table varchar(128), hl_partition varchar(767), hl_lock_state char(1) not null,"
-    " hl_lock_type char(1) not null, hl_last_heartbeat bigint not null, hl_acquired_at bigint,"
-    " hl_user varchar(128) not null, hl_host varchar(128) not null, hl_heartbeat_count integer,"
-    " hl_agent_info varchar(128), hl_blockedby_ext_id bigint, hl_blockedby_int_id bigint,"
-    " primary key (hl_lock_ext_id, hl_lock_int_id))",
-    "create table if not exists next_lock_id (nl_next bigint not null)",
-    "insert into next_lock_id select 1 where not exists (select 1 from next_lock_id)",
-    "create table if not exists aux_table (mt_key1 varchar(128) not null,"
-    " mt_key2 bigint not null, mt_comment varchar(255), primary key (mt_key1, mt_key2))",
-    "create table if not exists write_set (ws_database varchar(128) not null,"
-    " ws_table varchar(128) not null, ws_partition varchar(767), ws_txnid bigint not null,"
-    " ws_commit_id bigint not null, ws_operation_type char(1) not null)",
-    "create table if not exists compaction_queue (cq_id bigint primary key,"
-    " cq_database varchar(128) not null, cq_table varchar(128) not null,"
-    " cq_partition varchar(767), cq_state char(1) not null, cq_type char(1) not null,"
-    " cq_tblproperties varchar(2048), cq_worker_id varchar(128), cq_start bigint,"
-    " cq_run_as varchar(128), cq_highest_txn_id bigint, cq_meta_info bytea,"
-    " cq_hadoop_job_id varchar(32))",
-    "create table if not exists next_compaction_queue_id (ncq_next bigint not null)",
-    "insert into next_compaction_queue_id select 1"
-    " where not exists (select 1 from next_compaction_queue_id)",
-    "create table if not exists completed_compactions (cc_id bigint primary key,"
-    " cc_database varchar(128) not null, cc_table varchar(128) not null,"
-    " cc_partition varchar(767), cc_state char(1) not null, cc_type char(1) not null,"
-    " cc_tblproperties varchar(2048), cc_worker_id varchar(128), cc_start bigint,"
-    " cc_end bigint, cc_run_as varchar(128), cc_highest_txn_id bigint, cc_meta_info bytea,"
-    " cc_hadoop_job_id varchar(32))",
-)
+    {"sql", "show", "compile", "test", "docs", "generate", "report", "debug", "list", "ls",
+     "source", "freshness"}
+)  # fmt: skip
+# The password each catalog's session was given, by URL: what this process's
+# own connections to it use (a command in the resident engine may not carry it).
+_PASSWORDS: dict[str, str] = {}
+# The builder locks this process holds: (URL, schema key).
+_HELD: set[tuple[str, int]] = set()
 
 
 class CatalogError(RuntimeError):
@@ -104,7 +67,7 @@ def lock_wait_seconds(environ: Mapping[str, str]) -> float:
         seconds = float(value) if value else 0.0
     except ValueError:
         seconds = -1.0
-    if seconds < 0:
+    if not math.isfinite(seconds) or seconds < 0:
         raise CatalogError(f"{LOCK_WAIT_ENV}={value!r} is not a number of seconds (0 or more)")
     return seconds
 
@@ -146,10 +109,7 @@ class SharedCatalog:
                 f"the profile sets the catalog's password; remove it and set {PASSWORD_ENV} "
                 "instead (a password belongs in no file)"
             )
-        if not environ.get(PASSWORD_ENV):
-            raise CatalogError(
-                f"the catalog at {self.url} needs its password in {PASSWORD_ENV}, which is not set"
-            )
+        self.password(environ)
         jar = environ.get(JDBC_JAR_ENV) or DRIVER_JAR
         if not os.path.isfile(jar):
             raise CatalogError(
@@ -159,12 +119,24 @@ class SharedCatalog:
         own = conf.get("spark.driver.extraClassPath", "")
         return {**conf, "spark.driver.extraClassPath": ":".join(filter(None, [own, jar]))}
 
-    def connect_metastore(self, spark: Any, environ: Mapping[str, str] | None = None) -> None:
+    def password(self, environ: Mapping[str, str] | None = None) -> str:
+        """The password from ``environ`` (os.environ), else the one this process's
+        session was given; CatalogError when neither has one."""
+        found = (os.environ if environ is None else environ).get(PASSWORD_ENV)
+        found = found or _PASSWORDS.get(self.url)
+        if not found:
+            raise CatalogError(
+                f"the catalog at {self.url} needs its password in {PASSWORD_ENV}, which is not set"
+            )
+        return found
+
+    def connect_metastore(self, spark: Any) -> None:
         """Give the session's metastore clients the password, before their first use:
         Spark's (the shared state's Hadoop settings) and Iceberg's (the context's)."""
-        password = (os.environ if environ is None else environ)[PASSWORD_ENV]
+        password = self.password()
         spark._jsparkSession.sharedState().hadoopConf().set(PASSWORD_KEY, password)
         spark._jsc.hadoopConfiguration().set(PASSWORD_KEY, password)
+        _PASSWORDS[self.url] = password
 
     @contextmanager
     def connection(self, spark: Any, purpose: str) -> Iterator[Any]:
@@ -173,39 +145,23 @@ class SharedCatalog:
         jvm = spark._jvm
         properties = jvm.java.util.Properties()
         properties.setProperty("user", self.user)
-        properties.setProperty("password", os.environ[PASSWORD_ENV])
+        properties.setProperty("password", self.password())
         properties.setProperty("ApplicationName", purpose[:63])
         properties.setProperty("tcpKeepAlive", "true")
         try:
             connection = jvm.java.sql.DriverManager.getConnection(self.url, properties)
-        except Exception as exc:  # py4j wraps the SQLException
+        except Py4JError as exc:
             raise CatalogError(
-                f"cannot connect to the catalog at {self.url}: {_reason(exc)}"
+                f"cannot connect to the catalog at {self.url}: {reason(exc)}"
             ) from None
         try:
             yield connection
         finally:
             connection.close()
 
-    def prepare(self, spark: Any, heartbeat_ms: int) -> None:
-        """Create what the metastore expects and does not create itself, and drop
-        the table locks of writers that died (no heartbeat for five intervals,
-        and at least the metastore's own 300 s), one process at a time."""
-        with self.connection(spark, f"tsdedup set-up (process {os.getpid()})") as connection:
-            _execute(connection, f"select pg_advisory_lock({LOCK_CLASS}, {SETUP_KEY})")
-            try:
-                fresh = not _rows(
-                    connection,
-                    "select 1 from information_schema.tables where table_name = 'DBS'",
-                )
-                for statement in LOCK_TABLES:
-                    _execute(connection, statement)
-                if fresh:
-                    create_metastore_tables(spark)
-                stale = int(time.time() * 1000) - max(5 * heartbeat_ms, 300_000)
-                _execute(connection, f"delete from hive_locks where hl_last_heartbeat < {stale}")
-            finally:
-                _execute(connection, f"select pg_advisory_unlock({LOCK_CLASS}, {SETUP_KEY})")
+    def holds(self, schema: str) -> bool:
+        """Whether this process holds ``schema``'s builder lock."""
+        return (self.url, schema_key(schema)) in _HELD
 
     @contextmanager
     def builder_lock(
@@ -215,13 +171,12 @@ class SharedCatalog:
         holder up to ``wait_seconds``, then raise BuilderLockedError naming it."""
         who = f"tsdedup {command} (process {os.getpid()} on {socket.gethostname()})"
         key = schema_key(schema)
+        mine = f"select 1 where pg_try_advisory_lock({LOCK_CLASS}, {key})"
         with self.connection(spark, who) as connection:
             deadline = time.monotonic() + wait_seconds
             said = False
-            while not _rows(
-                connection, f"select 1 where pg_try_advisory_lock({LOCK_CLASS}, {key})"
-            ):
-                holder = self._holder(connection, key)
+            while not rows(connection, mine):
+                holder = _holder(connection, key)
                 if time.monotonic() >= deadline:
                     waited = f" after waiting {wait_seconds:.0f} s" if wait_seconds else ""
                     raise BuilderLockedError(
@@ -230,64 +185,85 @@ class SharedCatalog:
                         f"{LOCK_WAIT_ENV} to the seconds it may wait."
                     )
                 if not said:
-                    print(f"tsdedup: waiting for {holder} to finish writing schema {schema}")
+                    status(f"waiting for {holder} to finish writing schema {schema}")
                     said = True
                 time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-            yield
-
-    def _holder(self, connection: Any, key: int) -> str:
-        rows = _rows(
-            connection,
-            "select coalesce(nullif(a.application_name, ''), 'another process'),"
-            " to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ')"
-            " from pg_locks as l join pg_stat_activity as a on a.pid = l.pid"
-            f" where l.locktype = 'advisory' and l.granted and l.classid = {LOCK_CLASS}"
-            f" and l.objid = {key & 0xFFFFFFFF} and l.objsubid = 2",
-        )
-        if not rows:
-            return "another process"
-        name, since = rows[0]
-        return f"{name}, connected since {since},"
+            _HELD.add((self.url, key))
+            try:
+                yield
+                _check_still_held(connection, key, schema)
+            finally:
+                _HELD.discard((self.url, key))
 
 
-def create_metastore_tables(spark: Any) -> None:
-    """Have the metastore create the tables a project's statements use, in one
-    process, before several can race to create them: a database, an Iceberg
-    table with properties, a view replaced, then all dropped again."""
-    statements = (
-        "create database if not exists tsdedup_catalog_setup",
-        "create table tsdedup_catalog_setup.t (a int) using iceberg",
-        "alter table tsdedup_catalog_setup.t set tblproperties ('tsdedup.setup' = '1')",
-        "create view tsdedup_catalog_setup.v as select a from tsdedup_catalog_setup.t",
-        "drop view tsdedup_catalog_setup.v",
-        "drop table tsdedup_catalog_setup.t purge",
-        "drop database tsdedup_catalog_setup",
+def _holder(connection: Any, key: int) -> str:
+    """Who holds builder lock ``key`` in this database, as PostgreSQL names it."""
+    found = rows(
+        connection,
+        "select coalesce(nullif(a.application_name, ''), 'another process'),"
+        " to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ')"
+        " from pg_locks as l join pg_stat_activity as a on a.pid = l.pid"
+        f" where l.locktype = 'advisory' and l.granted and l.classid = {LOCK_CLASS}"
+        f" and l.objid = {key & 0xFFFFFFFF} and l.objsubid = 2"
+        " and l.database = (select oid from pg_database where datname = current_database())",
     )
-    for statement in statements:
-        spark.sql(statement).collect()
+    if not found:
+        return "another process"
+    name, since = found[0]
+    return f"{name}, connected since {since},"
 
 
-def _execute(connection: Any, sql: str) -> None:
-    statement = connection.createStatement()
+def _check_still_held(connection: Any, key: int, schema: str) -> None:
+    """Say so when the lock's connection dropped during the block (PostgreSQL then
+    released the lock): another builder may have written beside this one."""
     try:
-        statement.execute(sql)
-    finally:
-        statement.close()
+        held = rows(
+            connection,
+            "select 1 from pg_locks where locktype = 'advisory' and granted"
+            f" and pid = pg_backend_pid() and classid = {LOCK_CLASS}"
+            f" and objid = {key & 0xFFFFFFFF} and objsubid = 2",
+        )
+    except CatalogError:
+        held = []
+    if not held:
+        status(
+            f"warning: the connection that held schema {schema}'s builder lock dropped during "
+            "this command, so another builder may have run beside it (each commit stayed "
+            "whole); check the catalog's idle_session_timeout and the network"
+        )
 
 
-def _rows(connection: Any, sql: str) -> list[tuple[Any, ...]]:
-    statement = connection.createStatement()
+def execute(connection: Any, sql: str) -> None:
+    """Run one statement on a JDBC connection; CatalogError with the database's reason."""
     try:
-        result = statement.executeQuery(sql)
-        width = result.getMetaData().getColumnCount()
-        rows = []
-        while result.next():
-            rows.append(tuple(result.getObject(i) for i in range(1, width + 1)))
-        return rows
-    finally:
-        statement.close()
+        statement = connection.createStatement()
+        try:
+            statement.execute(sql)
+        finally:
+            statement.close()
+    except Py4JError as exc:
+        raise CatalogError(f"the catalog's database refused `{sql[:80]}`: {reason(exc)}") from None
 
 
-def _reason(exc: Exception) -> str:
-    java = getattr(exc, "java_exception", None)
-    return str(java.getMessage()) if java is not None else str(exc)
+def rows(connection: Any, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of a query on a JDBC connection; CatalogError with the database's reason."""
+    try:
+        statement = connection.createStatement()
+        try:
+            result = statement.executeQuery(sql)
+            width = result.getMetaData().getColumnCount()
+            found = []
+            while result.next():
+                found.append(tuple(result.getObject(i) for i in range(1, width + 1)))
+            return found
+        finally:
+            statement.close()
+    except Py4JError as exc:
+        raise CatalogError(f"the catalog's database refused `{sql[:80]}`: {reason(exc)}") from None
+
+
+def reason(exc: Exception) -> str:
+    """A Java exception's own message (the first line), else the Python one's."""
+    java = exc.java_exception if isinstance(exc, Py4JJavaError) else None
+    text = str(java.getMessage()) if java is not None else str(exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

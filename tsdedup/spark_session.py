@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tsdedup.catalog_setup import prepare
 from tsdedup.iceberg_jars import spark_jar_conf
 from tsdedup.packages import EXECUTOR_PACKAGE
-from tsdedup.shared_catalog import HEARTBEAT_KEY, SharedCatalog
+from tsdedup.shared_catalog import CatalogError, SharedCatalog
 
 LOG4J2 = """\
 # Written by tsdedup: keep Spark's Java logging out of dbt's output.
@@ -197,9 +198,21 @@ def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> 
     udtf.register(spark)
     sort_key.register(spark)
     if catalog is not None:
-        catalog.prepare(spark, heartbeat_ms=int(conf.get(HEARTBEAT_KEY, "240000")))
+        prepare(catalog, spark, heartbeat_ms=_heartbeat_ms(conf))
     _REGISTERED[:] = [spark]
     return spark
+
+
+# Iceberg's table lock heartbeat setting, and its default (4 minutes).
+HEARTBEAT_KEY = "spark.hadoop.iceberg.hive.lock-heartbeat-interval-ms"
+
+
+def _heartbeat_ms(conf: dict[str, str]) -> int:
+    value = conf.get(HEARTBEAT_KEY, "240000")
+    try:
+        return int(value)
+    except ValueError:
+        raise CatalogError(f"{HEARTBEAT_KEY}={value!r} is not a number of milliseconds") from None
 
 
 def _import_quietly(*modules: str) -> None:

@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tsdedup.local_postgres import LocalPostgres, PostgresUnavailable
+from tsdedup.local_postgres import LocalPostgres, PostgresError
+from tsdedup.loopback import HOST, free_port
 
-HOST = "127.0.0.1"
 # Tables whose rows the two runs must agree on (order-insensitive).
 COMPARED = ("cpu", "h2o", "weather", "rpt_chunk_accounting", "rpt_rejects", "sort_keys")
 # Columns that differ between any two runs (when and by which invocation).
@@ -55,12 +54,6 @@ def spark_home() -> Path:
     if not (home / "bin" / "spark-class").is_file():
         raise ClusterError(f"no bin/spark-class in the pyspark package at {home}")
     return home
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -331,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         return check(work, args.workers)
-    except (ClusterError, PostgresUnavailable) as exc:
+    except (ClusterError, PostgresError) as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     finally:

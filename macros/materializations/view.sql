@@ -1,16 +1,14 @@
 {#
     dbt-spark's view materialization, except that a view whose SQL has not
     changed since it was created is kept (view_is_current); a view that
-    selects `*`, and every view of a --full-refresh, is replaced, and the
-    metastore's text of a replaced view is set to its SQL. Decisions 0007, 0030.
+    selects `*`, and every view of a --full-refresh, is replaced. The
+    metastore's text of the view is then set to its SQL (decision 0030).
 #}
 {% materialization view, adapter='spark' -%}
     {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
     {%- if should_full_refresh() or not tsdedup.view_is_current(existing, sql) -%}
         {%- set created = create_or_replace_view() -%}
-        {%- if existing is not none and existing.is_view -%}
-            {%- do adapter.tsdedup_set_view_text(this, sql) -%}
-        {%- endif -%}
+        {%- do adapter.tsdedup_set_view_text(this, sql) -%}
         {{ return(created) }}
     {%- endif -%}
     {{ run_hooks(pre_hooks) }}

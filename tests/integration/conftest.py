@@ -176,9 +176,7 @@ class Workspace:
         """Rows of each statement, run with one Spark start (`tsdedup sql --json`).
         Tables are named `tsdedup.<model>`."""
         result = self.tsdedup("sql", "--json", "--limit", "-1", *statements).check()
-        answers = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-        assert [a["statement"] for a in answers] == list(range(len(statements))), result.stdout
-        return [a["rows"] for a in answers]
+        return sql_answers(result.stdout, len(statements))
 
     def query(self, sql: str) -> list[dict[str, object]]:
         """Rows of a query run through `tsdedup show` (SQL may use ref())."""
@@ -186,6 +184,13 @@ class Workspace:
             "show", "--inline", sql, "--limit", "-1", "--output", "json", "--log-format", "json"
         ).check()
         return shown_rows(result.stdout)
+
+
+def sql_answers(stdout: str, statements: int) -> list[list[dict[str, object]]]:
+    """The rows of each of ``statements`` statements that `tsdedup sql --json` printed."""
+    answers = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    assert [a["statement"] for a in answers] == list(range(statements)), stdout
+    return [a["rows"] for a in answers]
 
 
 def shown_rows(stdout: str) -> list[dict[str, object]]:

@@ -15,7 +15,6 @@ import functools
 import http.server
 import json
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -26,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
+
+from tsdedup.loopback import free_port
 
 # Flags that keep a headless Chromium from reaching for the network or a desktop.
 CHROMIUM_FLAGS = (
@@ -51,12 +52,6 @@ def missing_browser() -> str | None:
             "(Debian: apt-get install chromium chromium-driver; .ci/run installs them)"
         )
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -17,15 +17,17 @@ the tests are skipped and say why.
 
 from __future__ import annotations
 
-import json
+import itertools
 import os
 import random
 import re
 import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -38,6 +40,7 @@ from tests.integration.conftest import (
     make_workspace,
     run_tsdedup,
     shown_rows,
+    sql_answers,
 )
 from tests.integration.test_crash_and_readers import canonical
 from tests.integration.test_incremental import random_chunk
@@ -45,6 +48,7 @@ from tests.integration.test_plain_dbt import DBT
 from tests.reference import expected_from_files
 from tsdedup import local_postgres
 from tsdedup.local_postgres import LocalPostgres
+from tsdedup.standalone_cluster import VOLATILE_COLUMNS
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -66,6 +70,7 @@ class Team:
     root: Path
     catalog: LocalPostgres
     schema: str
+    started: list[tuple[subprocess.Popen[str], IO[str]]] = field(default_factory=list)
 
     @property
     def landing(self) -> Path:
@@ -111,37 +116,59 @@ class Team:
         return run_tsdedup(list(args), self.project(machine), self.env(machine, **extra), 900)
 
     def start(self, machine: str, *args: str, **extra: str) -> subprocess.Popen[str]:
+        """A process started now, its output in ``<machine>.out``; stopped by close()."""
         out = (self.root / f"{machine}.out").open("w")
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [str(TSDEDUP), *args],
             cwd=self.project(machine),
             env=self.env(machine, **extra),
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,
+            start_new_session=True,
         )
+        self.started.append((process, out))
+        return process
+
+    def close(self) -> None:
+        """Kill what is still running (its JVM too), close the output files."""
+        for process, out in self.started:
+            if process.poll() is None:
+                os.killpg(process.pid, 9)
+                process.wait()
+            out.close()
 
     def output(self, machine: str) -> str:
         return (self.root / f"{machine}.out").read_text(encoding="utf-8")
 
     def sql(self, machine: str, *statements: str) -> list[list[dict[str, object]]]:
         result = self.run(machine, "sql", "--json", "--limit", "-1", *statements).check()
-        answers = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-        assert [a["statement"] for a in answers] == list(range(len(statements))), result.stdout
-        return [a["rows"] for a in answers]
+        return sql_answers(result.stdout, len(statements))
 
     def holders(self) -> list[str]:
         """The processes that hold this schema's builder lock, as PostgreSQL names them."""
         rows = self.catalog.query(
             "select a.application_name from pg_locks as l join pg_stat_activity as a"
             " on a.pid = l.pid where l.locktype = 'advisory' and l.granted and l.objid <> 0"
+            " and l.database = (select oid from pg_database where datname = current_database())"
         )
         return [row[0] for row in rows]
 
 
-def make_team(root: Path, catalog: LocalPostgres, schema: str) -> Team:
-    (root / "landing").mkdir(parents=True)
-    return Team(root, catalog, schema)
+@pytest.fixture
+def team_of(tmp_path: Path, catalog: LocalPostgres) -> Iterator[Callable[[str], Team]]:
+    """Teams on the module's catalog, each in a schema of its own; every process a
+    test started is stopped at its end, whatever happened."""
+    with ExitStack() as stack:
+
+        def make(schema: str) -> Team:
+            root = tmp_path / schema
+            (root / "landing").mkdir(parents=True)
+            team = Team(root, catalog, schema)
+            stack.callback(team.close)
+            return team
+
+        yield make
 
 
 def chunks(seed: int, prefix: str, count: int, minute0: int) -> list[tuple[str, bytes]]:
@@ -152,10 +179,10 @@ def chunks(seed: int, prefix: str, count: int, minute0: int) -> list[tuple[str, 
     ]
 
 
-def wait_for(condition: object, what: str, timeout: float = 300.0) -> None:
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 300.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
+        if condition():
             return
         time.sleep(0.5)
     raise AssertionError(f"timed out waiting for {what}")
@@ -174,40 +201,43 @@ def command_lines_holding(secret: str) -> list[str]:
     return found
 
 
-def test_builders_take_turns_and_lose_no_point(tmp_path: Path, catalog: LocalPostgres) -> None:
-    team = make_team(tmp_path, catalog, "team_builders")
+def test_builders_take_turns_and_lose_no_point(
+    tmp_path: Path, catalog: LocalPostgres, team_of: Callable[[str], Team]
+) -> None:
+    team = team_of("team_builders")
     first = chunks(1, "a", 3, 0)
     second = chunks(2, "b", 3, 30)
     team.land(first)
     builder = team.start("a", "build")
-    try:
-        wait_for(lambda: any("tsdedup build" in h for h in team.holders()), "the builder lock")
-        # The password reached the JVM without passing a command line.
-        assert command_lines_holding(catalog.password) == []
-        team.land(second)
-        refused = team.run("b", "build", TSDEDUP_LOCK_WAIT="0")
-        # Plain dbt, as an orchestrator calls it, honours the same lock.
-        plain = subprocess.run(
-            [str(DBT), "run", "--select", "raw_chunks", "--project-dir", str(team.project("d"))],
-            cwd=tmp_path,
-            env=team.env("d", TSDEDUP_LOCK_WAIT="0"),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        waiting = team.start("c", "build", TSDEDUP_LOCK_WAIT="600")
-        assert refused.code == 2, refused.stdout + refused.stderr
-        assert f"tsdedup build (process {builder.pid} on" in refused.stderr, refused.stderr
-        assert "is writing schema team_builders; this build stopped before writing" in (
-            refused.stderr
-        )
-        assert plain.returncode != 0
-        assert f"tsdedup build (process {builder.pid} on" in plain.stdout, plain.stdout
-        assert "this dbt run stopped before writing anything" in plain.stdout, plain.stdout
-        assert builder.wait(900) == 0, team.output("a")
-        assert waiting.wait(900) == 0, team.output("c")
-    finally:
-        builder.kill()
+    wait_for(lambda: any("tsdedup build" in h for h in team.holders()), "the builder lock")
+    # The password reached the JVM without passing a command line.
+    assert command_lines_holding(catalog.password) == []
+    team.land(second)
+    # While the first holds the lock: a second build that may not wait, plain dbt
+    # (as an orchestrator calls it) with the same lock, and a build that waits.
+    refused = team.start("b", "build", TSDEDUP_LOCK_WAIT="0")
+    plain = subprocess.Popen(
+        [str(DBT), "run", "--select", "raw_chunks", "--project-dir", str(team.project("d"))],
+        cwd=tmp_path,
+        env=team.env("d", TSDEDUP_LOCK_WAIT="0"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    waiting = team.start("c", "build", TSDEDUP_LOCK_WAIT="600")
+    plain_out = plain.communicate(timeout=600)[0]
+    assert refused.wait(600) == 2, team.output("b")
+    assert builder.poll() is None, "the first build ended before the others met its lock"
+    assert f"tsdedup build (process {builder.pid} on" in team.output("b"), team.output("b")
+    assert "is writing schema team_builders; this build stopped before writing" in (
+        team.output("b")
+    )
+    assert "Traceback" not in team.output("b")
+    assert plain.returncode != 0
+    assert f"tsdedup build (process {builder.pid} on" in plain_out, plain_out
+    assert "this dbt run stopped before writing anything" in plain_out, plain_out
+    assert builder.wait(900) == 0, team.output("a")
+    assert waiting.wait(900) == 0, team.output("c")
     assert f"waiting for tsdedup build (process {builder.pid} on" in team.output("c")
     assert team.holders() == []
 
@@ -227,10 +257,13 @@ def test_builders_take_turns_and_lose_no_point(tmp_path: Path, catalog: LocalPos
     local = make_workspace(tmp_path / "local", sample_measurements=False)
     for name, content in landed:
         local.land(name, content)
-    local.tsdedup("build", fresh_process=True).check()
-    local_rows, local_accounting = local.sql(
-        "select * from tsdedup.inc", "select * from tsdedup.rpt_chunk_accounting"
-    )
+    try:
+        local.build()
+        local_rows, local_accounting = local.sql(
+            "select * from tsdedup.inc", "select * from tsdedup.rpt_chunk_accounting"
+        )
+    finally:
+        local.stop()  # its resident engine
     (team_accounting,) = team.sql("a", "select * from team_builders.rpt_chunk_accounting")
     assert canonical(rows) == canonical(local_rows)
     assert stable(team_accounting) == stable(local_accounting)
@@ -239,8 +272,7 @@ def test_builders_take_turns_and_lose_no_point(tmp_path: Path, catalog: LocalPos
 
 def stable(rows: list[dict[str, object]]) -> frozenset[frozenset[tuple[str, object]]]:
     """Rows without the columns that differ between any two runs (when, by whom, where)."""
-    volatile = ("ingested_at", "invocation_id", "source_path", "source_modified_at")
-    return canonical([{k: v for k, v in r.items() if k not in volatile} for r in rows])
+    return canonical([{k: v for k, v in r.items() if k not in VOLATILE_COLUMNS} for r in rows])
 
 
 READS = (
@@ -251,8 +283,8 @@ READS = (
 )
 
 
-def test_readers_see_whole_versions_during_a_build(tmp_path: Path, catalog: LocalPostgres) -> None:
-    team = make_team(tmp_path, catalog, "team_readers")
+def test_readers_see_whole_versions_during_a_build(team_of: Callable[[str], Team]) -> None:
+    team = team_of("team_readers")
     first = chunks(3, "a", 3, 0)
     second = chunks(4, "b", 4, 20)
     team.land(first)
@@ -261,19 +293,18 @@ def test_readers_see_whole_versions_during_a_build(tmp_path: Path, catalog: Loca
     builder = team.start("a", "build")
     seen: list[list[list[dict[str, object]]]] = []
     shown: list[list[dict[str, object]]] = []
-    try:
-        while builder.poll() is None:
-            reads = [r.format(s="team_readers") for r in READS]
-            seen.append(team.sql("r", *reads * 5))
-            show = team.run(
-                "r", "show", "--inline", "select count(*) as n from {{ ref('inc_live') }}",
-                "--output", "json", "--log-format", "json",
-            ).check()  # fmt: skip
-            shown.append(shown_rows(show.stdout))
-        assert builder.wait() == 0, team.output("a")
-    finally:
-        builder.kill()
+    while builder.poll() is None:
+        reads = [r.format(s="team_readers") for r in READS]
+        seen.append(team.sql("r", *reads * 5))
+        show = team.run(
+            "r", "show", "--inline", "select count(*) as n from {{ ref('inc_live') }}",
+            "--output", "json", "--log-format", "json",
+        ).check()  # fmt: skip
+        shown.append(shown_rows(show.stdout))
+    assert builder.wait() == 0, team.output("a")
     assert len(seen) >= 2, "the readers ran less than twice during the build"
+    # The build replaced the live view (its table moved), in place (decision 0030).
+    assert re.search(r"OK created sql view model team_readers\.inc_live", team.output("a"))
 
     (snapshots,) = team.sql(
         "a", "select summary['total-records'] as n from team_readers.inc.snapshots"
@@ -293,17 +324,18 @@ def test_readers_see_whole_versions_during_a_build(tmp_path: Path, catalog: Loca
 
 
 def test_two_writers_without_the_builder_lock_lose_no_commit(
-    tmp_path: Path, catalog: LocalPostgres
+    catalog: LocalPostgres, team_of: Callable[[str], Team]
 ) -> None:
-    team = make_team(tmp_path, catalog, "team_writers")
+    team = team_of("team_writers")
     team.sql(
         "a",
         "create schema if not exists team_writers",
         "create table team_writers.counter (writer string, n int) using iceberg",
     )
+    (locks_before,) = catalog.query("select nl_next from next_lock_id")
     # `tsdedup sql` is a reader: it takes no builder lock, so both commit at will.
     inserts = {
-        w: [f"insert into team_writers.counter values ('{w}', {n})" for n in range(12)]
+        w: [f"insert into team_writers.counter values ('{w}', {n})" for n in range(20)]
         for w in ("x", "y")
     }
     writers = {w: team.start(w, "sql", *statements) for w, statements in inserts.items()}
@@ -312,22 +344,33 @@ def test_two_writers_without_the_builder_lock_lose_no_commit(
     rows, snapshots = team.sql(
         "a",
         "select writer, n from team_writers.counter",
-        "select count(*) as n from team_writers.counter.snapshots",
+        "select snapshot_id from team_writers.counter.snapshots",
     )
     assert sorted((r["writer"], r["n"]) for r in rows) == sorted(
-        (w, n) for w in inserts for n in range(12)
+        (w, n) for w in inserts for n in range(20)
     )
-    assert snapshots == [{"n": 24}]
-    # The metastore's table lock was taken for the commits and is released.
-    (next_lock,) = catalog.query("select nl_next from next_lock_id")
-    assert int(next_lock[0]) > 24
+    assert len(snapshots) == 40
+    # They did commit at the same time: each writer's commits (by its Spark
+    # application) fall between the other's.
+    (order,) = team.sql(
+        "a",
+        "select summary['spark.app.id'] as app from team_writers.counter.snapshots"
+        " order by committed_at",
+    )
+    sequence = [r["app"] for r in order]
+    assert len(set(sequence)) == 2, sequence
+    changes = sum(1 for a, b in itertools.pairwise(sequence) if a != b)
+    assert changes >= 2, f"the writers did not overlap: {sequence}"
+    # Each commit held the metastore's table lock, and none is left.
+    (locks_after,) = catalog.query("select nl_next from next_lock_id")
+    assert int(locks_after[0]) - int(locks_before[0]) >= 40
     assert catalog.query("select count(*) from hive_locks") == [["0"]]
 
 
 def test_a_team_target_without_its_password_stops_with_the_reason(
-    tmp_path: Path, catalog: LocalPostgres
+    team_of: Callable[[str], Team],
 ) -> None:
-    team = make_team(tmp_path, catalog, "team_nopassword")
+    team = team_of("team_nopassword")
     result = team.run("a", "sql", "select 1", TSDEDUP_CATALOG_PASSWORD="")
     assert result.code == 2
     assert re.search(

@@ -37,6 +37,15 @@ RELATION_KINDS = """
 """
 
 
+# Puts the metastore's text of view my_files back to its first SQL.
+STALE_VIEW_TEXT = """
+{% macro stale_view_text() %}
+    {%- set view = adapter.get_relation(none, target.schema, 'my_files') -%}
+    {%- do adapter.tsdedup_set_view_text(view, 'select chunk_seq from tsdedup.stg_chunks') -%}
+{% endmacro %}
+"""
+
+
 def relation_kinds(ws: Workspace) -> tuple[dict[str, str], str]:
     """Each relation's kind as dbt lists it, and the dbt log of that listing."""
     (ws.project / "macros" / "relation_kinds.sql").write_text(RELATION_KINDS)
@@ -95,6 +104,14 @@ def test_views_are_created_again_only_when_their_sql_changed(workspace: Workspac
     texts = {r["col_name"]: r["data_type"] for r in described if "Text" in str(r["col_name"])}
     assert set(texts) == {"View Text", "View Original Text"}, texts
     assert all("source_file" in text for text in texts.values()), texts
+    # A run that died between a view's replace and its metastore text left the
+    # new MD5 beside the old text: the next run replaces the view again.
+    (ws.project / "macros" / "stale_view_text.sql").write_text(STALE_VIEW_TEXT)
+    ws.tsdedup("run-operation", "stale_view_text").check()
+    ws.build("--vars", "{unused: 3}")
+    assert view_messages(ws)["my_files"] == "OK"
+    (rows,) = ws.sql("select chunk_seq, source_file from tsdedup.my_files")
+    assert rows == [{"chunk_seq": 1, "source_file": "a.lp"}]
     # New data changes no view's SQL.
     ws.land("b.lp", "v,host=a x=2 2\n")
     ws.build()

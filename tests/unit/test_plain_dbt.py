@@ -16,7 +16,7 @@ from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt_common.exceptions import DbtRuntimeError
 
-from tsdedup import engine, plain_dbt, spark_session, up_to_date
+from tsdedup import engine, plain_dbt, shared_catalog, spark_session, up_to_date
 from tsdedup.packages import adapter_sources
 from tsdedup.state import HomeLock, HomeLockedError
 
@@ -58,7 +58,7 @@ def test_the_session_starts_once_with_the_projects_settings_and_the_targets(
 
     def ask() -> None:
         try:
-            plain_dbt.ensure_session(str(tmp_path), {"spark.driver.memory": "1g"})
+            plain_dbt.ensure_session(str(tmp_path), {"spark.driver.memory": "1g"}, "tsdedup")
         except BaseException as exc:
             errors.append(exc)
 
@@ -86,7 +86,7 @@ def test_a_session_tsdedup_started_is_used_as_it_is(
     tmp_path: Path, started: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spark_session, "_REGISTERED", [object()])
-    plain_dbt.ensure_session(str(tmp_path), {})
+    plain_dbt.ensure_session(str(tmp_path), {}, "tsdedup")
     assert started == []
     assert not (tmp_path / ".tsdedup").exists()
 
@@ -109,14 +109,14 @@ def test_a_state_folder_in_use_is_a_clear_error(
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(plain_dbt.SessionError, match=rf"process {holder.pid}\b.*is using"):
-            plain_dbt.ensure_session(str(tmp_path), {})
+            plain_dbt.ensure_session(str(tmp_path), {}, "tsdedup")
     finally:
         holder.kill()
         holder.wait()
     record = engine.EngineRecord(1, "s", "f", "local", 0.0, 30.0)
     monkeypatch.setattr(engine, "read_record", lambda home: record)
     with pytest.raises(plain_dbt.SessionError, match="tsdedup engine stop"):
-        plain_dbt.ensure_session(str(tmp_path), {})
+        plain_dbt.ensure_session(str(tmp_path), {}, "tsdedup")
     assert started == []
     with HomeLock(tmp_path / ".tsdedup"):  # nothing left holding it
         pass
@@ -128,7 +128,7 @@ def test_a_bad_log_level_is_a_clear_error(
     monkeypatch.setenv("TSDEDUP_SPARK_LOG_LEVEL", "loud")
     for _ in range(2):  # the second time says the same, not "in use"
         with pytest.raises(plain_dbt.SessionError, match="'LOUD' is not a log level"):
-            plain_dbt.ensure_session(str(tmp_path), {})
+            plain_dbt.ensure_session(str(tmp_path), {}, "tsdedup")
     with HomeLock(tmp_path / ".tsdedup"):  # nothing left holding it
         pass
 
@@ -201,6 +201,54 @@ def test_a_session_that_fails_to_start_leaves_the_state_folder_free(
 
     monkeypatch.setattr(spark_session, "build_session", build_session)
     with pytest.raises(RuntimeError, match="Java gateway"):
-        plain_dbt.ensure_session(str(tmp_path), {})
+        plain_dbt.ensure_session(str(tmp_path), {}, "tsdedup")
     with HomeLock(tmp_path / ".tsdedup"):
         pass
+
+
+class FakeLock:
+    """A builder lock that records being taken and released."""
+
+    def __init__(self, log: list[str], schema: str, command: str) -> None:
+        self.log, self.name = log, f"{command} {schema}"
+
+    def __enter__(self) -> None:
+        self.log.append(f"take {self.name}")
+
+    def __exit__(self, *exc: object) -> None:
+        self.log.append(f"release {self.name}")
+
+
+def test_on_a_shared_catalog_a_writing_dbt_command_holds_the_builder_lock_until_cleanup(
+    tmp_path: Path, started: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log: list[str] = []
+    held: set[str] = set()
+    monkeypatch.setattr(
+        shared_catalog.SharedCatalog,
+        "builder_lock",
+        lambda self, spark, schema, command, wait: FakeLock(log, schema, command),
+    )
+    monkeypatch.setattr(shared_catalog.SharedCatalog, "holds", lambda self, schema: schema in held)
+    monkeypatch.setattr(plain_dbt, "_BUILDER", [])
+    team = {shared_catalog.URL_KEY: "jdbc:postgresql://db:5432/tsdedup"}
+    command = ["test"]
+    monkeypatch.setattr(plain_dbt, "_dbt_command", lambda: command[0])
+
+    plain_dbt.ensure_session(str(tmp_path), team, "s")  # a reader: no lock
+    assert log == [] and len(started) == 1
+    assert not (tmp_path / ".tsdedup" / ".lock").exists(), "no state folder lock either"
+    command[0] = "run"  # then, in the same process, a command that writes
+    plain_dbt.ensure_session(str(tmp_path), team, "s")
+    plain_dbt.ensure_session(str(tmp_path), team, "s")  # another connection of it
+    assert log == ["take dbt run s"] and len(started) == 1
+    plain_dbt.release_builder_lock()  # dbt cleaned up its connections
+    assert log == ["take dbt run s", "release dbt run s"]
+    held.add("s")  # `tsdedup build` holds it: dbt inside it takes none
+    plain_dbt.ensure_session(str(tmp_path), team, "s")
+    assert log == ["take dbt run s", "release dbt run s"]
+    # The embedded metastore has no builder lock.
+    monkeypatch.setattr(plain_dbt, "_dbt_command", lambda: "run")
+    held.clear()
+    plain_dbt._hold_builder_lock(object(), {}, "s")
+    assert log == ["take dbt run s", "release dbt run s"]

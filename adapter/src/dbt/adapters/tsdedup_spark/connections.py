@@ -69,3 +69,13 @@ class TsdedupSparkConnectionManager(SparkConnectionManager):
             except SessionError as exc:
                 raise DbtRuntimeError(f"tsdedup: {exc}") from None
         return super().open(connection)
+
+    def cleanup_all(self) -> None:
+        """dbt's command is done with its connections: release the shared
+        catalog's builder lock it held (tsdedup/plain_dbt.py)."""
+        super().cleanup_all()
+        try:
+            from tsdedup.plain_dbt import release_builder_lock
+        except ImportError:  # open() said why
+            return
+        release_builder_lock()

@@ -10,6 +10,7 @@ from dbt.adapters.contracts.relation import RelationConfig
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt.adapters.tsdedup_spark.__version__ import version
 from dbt.adapters.tsdedup_spark.connections import TYPE, TsdedupSparkConnectionManager
+from dbt_common.exceptions import DbtRuntimeError
 
 
 class TsdedupSparkAdapter(SparkAdapter):
@@ -29,10 +30,15 @@ class TsdedupSparkAdapter(SparkAdapter):
     def tsdedup_set_view_text(self, relation: BaseRelation, sql: str) -> bool:
         """After `create or replace view`: the metastore's text of the view becomes
         ``sql``, which Iceberg's replace leaves as it was (tsdedup/hive_views.py)."""
-        from tsdedup.hive_views import set_view_text
+        from tsdedup.hive_views import ViewTextError, set_view_text
         from tsdedup.spark_session import registered_session
 
         spark = registered_session()
         if spark is None:
-            raise RuntimeError("tsdedup_set_view_text: this process has no tsdedup Spark session")
-        return set_view_text(spark, str(relation.schema), str(relation.identifier), sql)
+            raise DbtRuntimeError(
+                "tsdedup_set_view_text: this process has no tsdedup Spark session"
+            )
+        try:
+            return set_view_text(spark, str(relation.schema), str(relation.identifier), sql)
+        except ViewTextError as exc:
+            raise DbtRuntimeError(f"tsdedup: {exc}") from None
