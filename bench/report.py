@@ -43,8 +43,8 @@ def ratios(doc: dict[str, Any]) -> dict[str, float | None]:
 
 
 def targets(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The targets (DESIGN.md section 3, as the throughput issue restates them),
-    measure by measure: target, value, met (None: reported, not judged)."""
+    """The project's speed and memory targets, measure by measure: target,
+    value, met (None: reported, not judged)."""
     r = ratios(doc)
     peak = max(
         [
@@ -432,7 +432,7 @@ def markdown(doc: dict[str, Any], command: str) -> str:
             ],
         ),
         "",
-        "### Targets (docs: DESIGN section 3)",
+        "### Targets",
         "",
         *_table(
             ["measure", "target", "measured", "met"],
