@@ -13,8 +13,10 @@ import pytest
 # Test files by their time in a CI run, longest first (`--durations` shows them).
 # A file not named here keeps its place after these.
 SLOWEST_FIRST = (
-    "integration/test_incremental.py",
+    "integration/test_team_catalog.py",
     "integration/test_reserved_names.py",
+    "integration/test_cluster.py",
+    "integration/test_incremental.py",
     "integration/test_crash_and_readers.py",
     "integration/test_views.py",
     "integration/test_sample.py",
