@@ -5,7 +5,7 @@ an AppCDS archive of them (JDK 17 static CDS) saves ≈2.7 s of every command
 that starts Spark (24.7 → 21.9 s for a run with no new file, three runs each).
 The first command without an archive records the classes it loads
 (``-XX:DumpLoadedClassList``); when it ends, a background process builds the
-archive from that list (≈16 s of one core, ≈240 MB); later commands start
+archive from that list (≈40 s of one core, ≈230 MB); later commands start
 with it. A JVM ignores an archive that does not match it, so the archive only
 saves time, never changes behaviour. The cache folder is per machine (every
 warehouse shares it), keyed by the JVM and the driver's jars.
