@@ -1,6 +1,6 @@
 """Suite-wide ordering: the slowest test files first.
 
-`make test` spreads whole files over two workers (`--dist loadfile
+`make test` spreads whole files over three workers (`--dist loadfile
 --no-loadscope-reorder`). Each worker takes the next file in collection order
 when it runs short, so starting with the longest files leaves short ones to
 fill the end instead of one worker finishing a ten-minute file alone.
