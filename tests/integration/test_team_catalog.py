@@ -314,6 +314,9 @@ def test_two_writers_without_the_builder_lock_lose_no_commit(
         "create schema if not exists team_writers",
         "create table team_writers.counter (writer string, n int) using iceberg",
     )
+    # The team target's tables retry a commit that lost a race 20 times, not 4.
+    (properties,) = team.sql("a", "show tblproperties team_writers.counter")
+    assert {"key": "commit.retry.num-retries", "value": "20"} in properties, properties
     (locks_before,) = catalog.query("select nl_next from next_lock_id")
     # `tsdedup sql` is a reader: it takes no builder lock, so both commit at will.
     inserts = {
