@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 import threading
 from collections.abc import Sequence
@@ -66,6 +67,39 @@ class Paths:
 # The driver JVM's collector: the throughput collector, because G1's concurrent
 # threads compete with the task threads while a cold JVM warms up (decision 0016).
 DRIVER_GC_OPTIONS = ("-XX:+UseParallelGC",)
+
+# How many shuffle partitions a measurement's row-level merge runs with
+# (macros/materializations/merge_shuffle_partitions.sql). Adaptive execution can
+# only join whole partitions, so a small merge's few uneven hash partitions
+# became one task with twice the rows of the others, run alone at the end; one
+# partition per core keeps every core busy (decision 0033). A local session gets
+# its core count; a cluster target may set it, or keeps its own setting.
+MERGE_SHUFFLE_PARTITIONS = "spark.tsdedup.mergeShufflePartitions"
+
+
+def local_cores(master: str) -> int | None:
+    """The cores a local master runs tasks on (``local``, ``local[4]``,
+    ``local[*]``, ``local[4,2]`` with retries), or None for a cluster's master."""
+    found = re.fullmatch(r"local(?:\[(\*|[0-9]+)(?:,[0-9]+)?\])?", master.strip())
+    if found is None:
+        return None
+    count = found.group(1)
+    if count is None:
+        return 1
+    if count == "*":
+        return os.cpu_count() or 1
+    return max(int(count), 1)
+
+
+def with_merge_partitions(conf: dict[str, str]) -> dict[str, str]:
+    """``conf`` with MERGE_SHUFFLE_PARTITIONS, a local master's cores, unless the
+    target sets it. It is a setting Spark starts with, which the resident
+    engine's RESET between commands keeps."""
+    cores = local_cores(conf.get("spark.master", ""))
+    if cores is None or MERGE_SHUFFLE_PARTITIONS in conf:
+        return conf
+    return {**conf, MERGE_SHUFFLE_PARTITIONS: str(cores)}
+
 
 # Log4j levels that TSDEDUP_SPARK_LOG_LEVEL may name.
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
@@ -185,6 +219,7 @@ def build_session(conf: dict[str, str], preload_modules: Sequence[str] = ()) -> 
     preload.start()
     from pyspark.sql import SparkSession
 
+    conf = with_merge_partitions(conf)
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in conf.items():
         builder = builder.config(key, value)

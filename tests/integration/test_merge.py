@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from tests.integration.conftest import Workspace, assert_file_sorted, point_values
 from tests.integration.test_live_and_maintenance import canonical
@@ -117,6 +118,24 @@ def write_order(ws: Workspace) -> str | None:
 
 
 KEY = [ODD, "host"]
+
+
+def shuffle_partitions_around(log: str, statement: str) -> tuple[str, str]:
+    """The shuffle partitions set last before ``statement`` in a dbt log, and
+    first after it."""
+    before, _, after = log.partition(statement)
+    assert after, f"{statement!r} is not in the log"
+    found = r"\bset spark\.sql\.shuffle\.partitions = ([0-9]+)"
+    return re.findall(found, before)[-1], re.findall(found, after)[0]
+
+
+def set_merge_partitions(ws: Workspace, value: str) -> None:
+    """The local target's spark.tsdedup.mergeShufflePartitions."""
+    profiles = ws.project / "profiles" / "profiles.yml"
+    document = yaml.safe_load(profiles.read_text(encoding="utf-8"))
+    settings = document["tsdedup"]["outputs"]["local"]["server_side_parameters"]
+    settings["spark.tsdedup.mergeShufflePartitions"] = value
+    profiles.write_text(yaml.safe_dump(document), encoding="utf-8")
 
 
 def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Workspace) -> None:
@@ -228,6 +247,9 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     assert asked("select column_name, column_type") == 1
     assert asked(r"select\s+count\(distinct partition_key\)") == 1
     assert "alter table tsdedup.mg write" not in run_3_log
+    # The merge ran with one shuffle partition per core of the local session
+    # (local[2]), and the session's own setting (4) came back right after it.
+    assert shuffle_partitions_around(run_3_log, "merge into tsdedup.mg as t") == ("2", "4")
     assert write_order(ws) == (
         f"{ODD} ASC NULLS FIRST, host ASC NULLS FIRST, time_ns ASC NULLS FIRST"
     )
@@ -269,3 +291,27 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     rebuilt = ws.sql("select * from tsdedup.mg", "select * from tsdedup.mg_last")
     assert canonical(rebuilt[0]) == canonical(incremental[0])
     assert canonical(rebuilt[1]) == canonical(incremental[1])
+
+    # A target may set the merge's shuffle partitions itself.
+    set_merge_partitions(ws, "3")
+    landed.append(("0005.lp", redeliveries(range(2), 80.0).encode()))
+    ws.land(*landed[-1])
+    log = ws.project / "logs" / "dbt.log"
+    logged = len(log.read_text(encoding="utf-8"))
+    assert "row by row" in ws.build().stdout
+    run_5_log = log.read_text(encoding="utf-8")[logged:]
+    assert shuffle_partitions_around(run_5_log, "merge into tsdedup.mg as t") == ("3", "4")
+    merged = check_state(ws, landed)
+
+    # A value that is no number of partitions stops the merge with the
+    # setting's name; the table stays as it was.
+    set_merge_partitions(ws, "all")
+    landed.append(("0006.lp", redeliveries(range(2), 90.0).encode()))
+    ws.land(*landed[-1])
+    failed = ws.tsdedup("build")
+    assert failed.code != 0
+    assert (
+        "the Spark setting spark.tsdedup.mergeShufflePartitions is 'all'; "
+        "set it to a number of shuffle partitions (1 or more)"
+    ) in failed.stdout
+    assert canonical(without_time(ws.sql("select * from tsdedup.mg")[0])) == canonical(merged)

@@ -42,3 +42,33 @@ def test_a_preloaded_module_is_imported_and_one_that_fails_is_left_to_its_user(
     spark_session._import_quietly("tsdedup_no_such_module", "json.tool")
     assert "json.tool" in sys.modules
     assert "tsdedup_no_such_module" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("master", "cores"),
+    [
+        ("local", 1),
+        ("local[2]", 2),
+        (" local[3] ", 3),
+        ("local[4,2]", 4),
+        ("local[0]", 1),
+        ("spark://127.0.0.1:7077", None),
+        ("yarn", None),
+        ("local-cluster[2,1,1024]", None),
+    ],
+)
+def test_the_cores_of_a_local_master(master: str, cores: int | None) -> None:
+    assert spark_session.local_cores(master) == cores
+
+
+def test_a_local_session_merges_with_one_shuffle_partition_per_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = spark_session.MERGE_SHUFFLE_PARTITIONS
+    assert spark_session.with_merge_partitions({"spark.master": "local[2]"})[key] == "2"
+    monkeypatch.setattr(spark_session.os, "cpu_count", lambda: 6)
+    assert spark_session.with_merge_partitions({"spark.master": "local[*]"})[key] == "6"
+    # A target's own value stays; a cluster keeps its session's setting.
+    own = {"spark.master": "local[2]", key: "8"}
+    assert spark_session.with_merge_partitions(own) == own
+    assert key not in spark_session.with_merge_partitions({"spark.master": "yarn"})
