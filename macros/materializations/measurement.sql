@@ -62,14 +62,10 @@
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
         {#- A row-level merge runs with one shuffle partition per core (decision 0033). -#}
-        {%- set partitions = none -%}
-        {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
-            {%- set partitions = tsdedup.merge_shuffle_partitions() -%}
-        {%- endif -%}
-        {%- if partitions is not none and partitions['merge'] | string != partitions['session'] -%}
+        {%- set row_level = header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
+        {%- set partitions = tsdedup.merge_shuffle_partitions() if row_level else none -%}
+        {%- if partitions is not none -%}
             {%- do run_query('set spark.sql.shuffle.partitions = ' ~ partitions['merge']) -%}
-        {%- else -%}
-            {%- set partitions = none -%}
         {%- endif -%}
         {%- call statement('main') -%}
             {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, before) }}

@@ -1,9 +1,9 @@
 {#
     The shuffle partitions of a row-level merge: {'merge': the number set in
     `spark.tsdedup.mergeShufflePartitions`, 'session': the session's
-    `spark.sql.shuffle.partitions`}, or none when the setting is absent (the
-    merge runs with the session's own). tsdedup sets it to a local session's
-    cores (tsdedup/spark_session.py; decision 0033).
+    `spark.sql.shuffle.partitions`}, or none when the setting is absent or
+    the same as the session's (the merge runs with the session's own). tsdedup
+    sets it to a local session's cores (tsdedup/spark_session.py; decision 0033).
 #}
 {% macro merge_shuffle_partitions() %}
     {%- set setting = 'spark.tsdedup.mergeShufflePartitions' -%}
@@ -16,5 +16,8 @@
             ~ "'; set it to a number of shuffle partitions (1 or more), or leave it out to merge with spark.sql.shuffle.partitions") %}
     {%- endif -%}
     {%- set session = run_query('set spark.sql.shuffle.partitions').columns[1].values()[0] | string | trim -%}
+    {%- if value | int | string == session -%}
+        {{ return(none) }}
+    {%- endif -%}
     {{ return({'merge': value | int, 'session': session}) }}
 {% endmacro %}
