@@ -12,7 +12,7 @@
     {%- if location is none or not location.startswith('file:/') -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set master = run_query('set spark.master').columns[1].values()[0] -%}
+    {%- set master = tsdedup.spark_setting('spark.master') or '' -%}
     {%- if not master.startswith('local') -%}
         {{ return(none) }}
     {%- endif -%}

@@ -7,15 +7,15 @@
 #}
 {% macro merge_shuffle_partitions() %}
     {%- set setting = 'spark.tsdedup.mergeShufflePartitions' -%}
-    {%- set value = run_query('set ' ~ setting).columns[1].values()[0] | string | trim -%}
-    {%- if value == '<undefined>' -%}
+    {%- set value = tsdedup.spark_setting(setting) -%}
+    {%- if value is none -%}
         {{ return(none) }}
     {%- endif -%}
     {%- if not value.isdigit() or value | int < 1 -%}
         {% do exceptions.raise_compiler_error("tsdedup: the Spark setting " ~ setting ~ " is '" ~ value
             ~ "'; set it to a number of shuffle partitions (1 or more), or leave it out to merge with spark.sql.shuffle.partitions") %}
     {%- endif -%}
-    {%- set session = run_query('set spark.sql.shuffle.partitions').columns[1].values()[0] | string | trim -%}
+    {%- set session = tsdedup.spark_setting('spark.sql.shuffle.partitions') -%}
     {%- if value | int | string == session -%}
         {{ return(none) }}
     {%- endif -%}
