@@ -304,7 +304,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     merged = check_state(ws, landed)
 
     # A value that is no number of partitions stops the merge with the
-    # setting's name; the table stays as it was.
+    # setting's name; the raw log keeps the new file, the table stays as it was.
     set_merge_partitions(ws, "all")
     landed.append(("0006.lp", redeliveries(range(2), 90.0).encode()))
     ws.land(*landed[-1])
@@ -314,4 +314,6 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
         "the Spark setting spark.tsdedup.mergeShufflePartitions is 'all'; "
         "set it to a number of shuffle partitions (1 or more)"
     ) in failed.stdout
+    (chunks,) = ws.sql("select source_file from tsdedup.stg_chunks order by chunk_seq")
+    assert [c["source_file"] for c in chunks] == [name for name, _ in landed]
     assert canonical(without_time(ws.sql("select * from tsdedup.mg")[0])) == canonical(merged)
