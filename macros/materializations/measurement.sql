@@ -62,8 +62,7 @@
         {%- endcall -%}
         {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
         {#- A row-level merge runs with one shuffle partition per core (decision 0033). -#}
-        {%- set row_level = header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
-        {%- set partitions = tsdedup.merge_shuffle_partitions() if row_level else none -%}
+        {%- set partitions = tsdedup.merge_shuffle_partitions() if tsdedup.is_row_level_write(header) else none -%}
         {%- if partitions is not none -%}
             {%- do run_query('set spark.sql.shuffle.partitions = ' ~ partitions['merge']) -%}
         {%- endif -%}

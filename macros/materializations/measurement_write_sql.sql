@@ -6,7 +6,7 @@
 #}
 {% macro measurement_write_sql(source, target, existing, state) %}
     {%- set header = tsdedup.write_mode_header() -%}
-    {%- if header.startswith('/* tsdedup write mode: merge') or header.startswith('/* tsdedup write mode: replace') -%}
+    {%- if tsdedup.is_row_level_write(header) -%}
         {{ return(tsdedup.merge_measurement_sql(source, target, header, state)) }}
     {%- endif -%}
     {%- do tsdedup.set_write_order(target, [], state) -%}
