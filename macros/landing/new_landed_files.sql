@@ -84,9 +84,9 @@
     {%- set split_setting = 'spark.sql.files.maxPartitionBytes' -%}
     {%- set listing_split = '1099511627776' -%}
     {%- set split_size = tsdedup.spark_setting(split_setting) -%}
-    {%- if split_size is none or split_size.startswith(listing_split) -%}
-        {#- Unset, or left by a listing that failed (a resident engine keeps
-            its session): Spark's default. -#}
+    {%- if split_size.startswith(listing_split) -%}
+        {#- Left by a listing that failed (a resident engine keeps its session):
+            Spark's default. -#}
         {%- set split_size = '134217728b' -%}
     {%- endif -%}
     {%- do run_query('set ' ~ split_setting ~ ' = ' ~ listing_split) -%}

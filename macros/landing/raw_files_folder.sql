@@ -12,7 +12,7 @@
     {%- if location is none or not location.startswith('file:/') -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set master = tsdedup.spark_setting('spark.master') or '' -%}
+    {%- set master = tsdedup.spark_setting('spark.master') -%}
     {%- if not master.startswith('local') -%}
         {{ return(none) }}
     {%- endif -%}
