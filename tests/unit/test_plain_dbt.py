@@ -174,6 +174,63 @@ def test_the_adapter_opens_the_session_of_its_project(
     assert asked[0][1]["spark.master"] == "local[1]"
 
 
+def test_a_connection_looks_up_the_session_once_for_all_its_statements(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dbt-spark's cursor asks the builder for the session before every statement;
+    the adapter's connection asks once, so the profile's runtime settings hold
+    when each node (each opened connection) starts, and a node's own `set` holds
+    until it ends."""
+    from dbt.adapters.tsdedup_spark import Plugin
+    from dbt.adapters.tsdedup_spark import session as adapter_session
+    from pyspark.sql.utils import AnalysisException
+
+    run: list[str] = []
+
+    class FakeSession:
+        def sql(self, statement: str) -> str:
+            if statement == "select missing":
+                raise AnalysisException(message="[UNRESOLVED_COLUMN] `missing` cannot be resolved")
+            run.append(statement)
+            return f"frame of {statement}"
+
+    looked_up: list[dict[str, str]] = []
+
+    def open_session(parameters: dict[str, str]) -> FakeSession:
+        looked_up.append(dict(parameters))
+        return FakeSession()
+
+    monkeypatch.setattr(adapter_session, "open_session", open_session)
+    monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp, schema: None)
+    manager = Plugin.adapter.ConnectionManager
+    manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
+    credentials = Plugin.credentials(
+        method="session",
+        host="h",
+        schema="s",
+        server_side_parameters={"spark.sql.shuffle.partitions": "3"},
+    )
+
+    def node(*statements: str) -> None:
+        connection = Connection(
+            type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
+        )
+        manager.open(connection)
+        handle = connection.handle.cursor()
+        for statement in statements:
+            handle.execute(statement)
+        handle.close()
+
+    node("set spark.sql.shuffle.partitions = 2", "select 1", "select 2;")
+    assert run == ["set spark.sql.shuffle.partitions = 2", "select 1", "select 2"]
+    assert len(looked_up) == 1
+    assert looked_up[0]["spark.sql.shuffle.partitions"] == "3"
+    node("select 3")
+    assert len(looked_up) == 2, "each node starts from the profile's settings"
+    with pytest.raises(DbtRuntimeError, match="UNRESOLVED_COLUMN"):
+        node("select missing")
+
+
 def test_the_installed_adapter_is_the_one_in_the_project() -> None:
     """dbt runs the installed copy (make setup installs it): it must be this one."""
     import dbt.include.tsdedup_spark

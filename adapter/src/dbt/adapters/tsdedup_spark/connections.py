@@ -68,6 +68,14 @@ class TsdedupSparkConnectionManager(SparkConnectionManager):
                 )
             except SessionError as exc:
                 raise DbtRuntimeError(f"tsdedup: {exc}") from None
+            connection = super().open(connection)
+            from dbt.adapters.spark.session import SessionConnectionWrapper
+            from dbt.adapters.tsdedup_spark.session import SessionConnection
+
+            connection.handle = SessionConnectionWrapper(
+                SessionConnection(server_side_parameters=credentials.server_side_parameters)
+            )
+            return connection
         return super().open(connection)
 
     def cleanup_all(self) -> None:
