@@ -48,35 +48,34 @@ class TsdedupSparkConnectionManager(SparkConnectionManager):
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
-        if connection.state != ConnectionState.OPEN:
-            credentials = connection.credentials
-            if credentials.method != SparkConnectionMethod.SESSION:
-                raise DbtRuntimeError(
-                    f"type {TYPE} runs dbt in tsdedup's Spark session: use `method: session` "
-                    f"(the profile says `method: {credentials.method}`)"
-                )
-            try:
-                from tsdedup.plain_dbt import SessionError, ensure_session
-            except ImportError as exc:
-                raise DbtRuntimeError(
-                    f"type {TYPE} needs the tsdedup package in this Python ({exc}); "
-                    "run `make setup` in the project, then use its .venv"
-                ) from exc
-            try:
-                ensure_session(
-                    cls.project_root, credentials.server_side_parameters, credentials.schema
-                )
-            except SessionError as exc:
-                raise DbtRuntimeError(f"tsdedup: {exc}") from None
-            connection = super().open(connection)
-            from dbt.adapters.spark.session import SessionConnectionWrapper
-            from dbt.adapters.tsdedup_spark.session import SessionConnection
-
-            connection.handle = SessionConnectionWrapper(
-                SessionConnection(server_side_parameters=credentials.server_side_parameters)
+        if connection.state == ConnectionState.OPEN:
+            return super().open(connection)
+        credentials = connection.credentials
+        if credentials.method != SparkConnectionMethod.SESSION:
+            raise DbtRuntimeError(
+                f"type {TYPE} runs dbt in tsdedup's Spark session: use `method: session` "
+                f"(the profile says `method: {credentials.method}`)"
             )
-            return connection
-        return super().open(connection)
+        try:
+            from tsdedup.plain_dbt import SessionError, ensure_session
+        except ImportError as exc:
+            raise DbtRuntimeError(
+                f"type {TYPE} needs the tsdedup package in this Python ({exc}); "
+                "run `make setup` in the project, then use its .venv"
+            ) from exc
+        try:
+            ensure_session(cls.project_root, credentials.server_side_parameters, credentials.schema)
+        except SessionError as exc:
+            raise DbtRuntimeError(f"tsdedup: {exc}") from None
+        # dbt-spark's session connection, asking for the session once (session.py).
+        from dbt.adapters.spark.session import SessionConnectionWrapper
+        from dbt.adapters.tsdedup_spark.session import SessionConnection
+
+        connection.handle = SessionConnectionWrapper(
+            SessionConnection(server_side_parameters=credentials.server_side_parameters)
+        )
+        connection.state = ConnectionState.OPEN
+        return connection
 
     def cleanup_all(self) -> None:
         """dbt's command is done with its connections: release the shared
