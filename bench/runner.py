@@ -111,8 +111,13 @@ class Benchmark:
         build = steps.build_table(ws, files.base, label)
         say(label, f"built in {build.wall_seconds:.0f} s wall ({build.runs} runs)")
         say("(a) tsdedup incremental", f"{len(files.delta)} delta chunk files")
-        incremental = steps.incremental_run(ws, files.delta, "a-incremental")
-        say("(a) tsdedup incremental", f"{incremental.seconds:.1f} s (cpu model)")
+        incrementals = steps.incremental_runs(
+            ws, files.delta, "a-incremental", self.scale.incremental_repeats
+        )
+        say(
+            "(a) tsdedup incremental",
+            f"{', '.join(f'{t.seconds:.1f}' for t in incrementals)} s (cpu model)",
+        )
         say("(c) dbt merge", "stock merge model over the same chunks")
         merge = steps.merge_run(ws, "c-merge")
         say("(c) dbt merge", f"{merge.seconds:.1f} s (cpu_merge model)")
@@ -145,7 +150,7 @@ class Benchmark:
         )
         return {
             "build": build,
-            "incremental": incremental,
+            "incrementals": incrementals,
             "merge": merge,
             "rebuilds": rebuilds,
             "sparks": sparks,
@@ -155,14 +160,17 @@ class Benchmark:
             "files": tables,
         }
 
-    def run_growth(self, points: int, files: Any) -> steps.Timed:
+    def run_growth(self, points: int, files: Any) -> list[steps.Timed]:
         ws = Workspace(self.work / f"growth-{points}").create()
         label = f"table of {points} points"
         build = steps.build_table(ws, files.base, label)
         say(label, f"built in {build.wall_seconds:.0f} s wall ({build.runs} runs)")
-        timed = steps.incremental_run(ws, files.delta, "incremental")
-        say("(f) growth", f"{points} points: incremental {timed.seconds:.1f} s (cpu model)")
-        return timed
+        runs = steps.incremental_runs(
+            ws, files.delta, "incremental", self.scale.incremental_repeats
+        )
+        seconds = ", ".join(f"{t.seconds:.1f}" for t in runs)
+        say("(f) growth", f"{points} points: incremental {seconds} s (cpu model)")
+        return runs
 
     def full_recomputes(
         self, ws: Workspace
@@ -250,7 +258,7 @@ class Benchmark:
         scenarios = self.generate()
         main_files, main_counts = scenarios[s.table_points]
         main = self.run_main_table(main_files)
-        growth = {s.table_points: main["incremental"]}
+        growth = {s.table_points: main["incrementals"]}
         for points in sorted(s.growth_points):
             if points != s.table_points:
                 growth[points] = self.run_growth(points, scenarios[points][0])
@@ -275,7 +283,7 @@ def assemble(
     run_info: dict[str, Any],
     counts: dict[str, RowCounts],
     main: dict[str, Any],
-    growth: dict[int, steps.Timed],
+    growth: dict[int, list[steps.Timed]],
     others: dict[str, tuple[Measured, dict[str, Any]]],
     checks: dict[str, Any],
     measured_versions: dict[str, str],
@@ -284,8 +292,11 @@ def assemble(
     rebuilds: list[steps.Timed] = main["rebuilds"]
     sparks: list[tuple[Measured, dict[str, Any]]] = main["sparks"]
     rebuild = median_run(rebuilds, lambda t: t.seconds)
+    incrementals: list[steps.Timed] = main["incrementals"]
+    incremental = median_run(incrementals, lambda t: t.seconds)
+    growth_runs = {p: median_run(runs, lambda t: t.seconds) for p, runs in growth.items()}
     timed = {
-        "tsdedup_incremental": main["incremental"],
+        "tsdedup_incremental": incremental,
         "tsdedup_rebuild": rebuild,
         "dbt_merge": main["merge"],
     }
@@ -301,6 +312,7 @@ def assemble(
         wall[name] = round(measured.wall_seconds, 3)
         rss[name] = round(measured.peak_rss_mb, 1)
     # Memory is judged on every run, not the median one.
+    rss["tsdedup_incremental"] = round(max(t.peak_rss_mb for t in incrementals), 1)
     rss["tsdedup_rebuild"] = round(max(t.peak_rss_mb for t in rebuilds), 1)
     rss["spark_dropduplicates"] = round(max(m.peak_rss_mb for m, _ in sparks), 1)
     raw_total = counts["base"].rows + counts["delta"].rows
@@ -320,6 +332,7 @@ def assemble(
         # Every run of the contenders that ran more than once, in run order;
         # `seconds` and `wall_seconds` hold each one's median run.
         "repeats": {
+            "tsdedup_incremental": [round(t.seconds, 3) for t in incrementals],
             "tsdedup_rebuild": [round(t.seconds, 3) for t in rebuilds],
             "spark_dropduplicates": [round(float(line["seconds"]), 3) for _, line in sparks],
         },
@@ -334,9 +347,10 @@ def assemble(
                 "table_points": points,
                 "tsdedup_incremental_seconds": round(t.seconds, 3),
                 "wall_seconds": round(t.wall_seconds, 3),
-                "peak_rss_mb": round(t.peak_rss_mb, 1),
+                "peak_rss_mb": round(max(run.peak_rss_mb for run in growth[points]), 1),
+                "runs_seconds": [round(run.seconds, 3) for run in growth[points]],
             }
-            for points, t in sorted(growth.items())
+            for points, t in sorted(growth_runs.items())
         ],
         "fixed_cost_wall_seconds": round(main["noop"].measured.wall_seconds, 3),
         "fixed_cost_peak_rss_mb": round(main["noop"].measured.peak_rss_mb, 1),
@@ -350,7 +364,7 @@ def assemble(
             "lines_per_second": round(counts["base"].rows / main["build"].nodes["raw_chunks"])
             if main["build"].nodes.get("raw_chunks")
             else None,
-            "delta_raw_chunks_seconds": round(main["incremental"].nodes.get("raw_chunks", 0.0), 3),
+            "delta_raw_chunks_seconds": round(incremental.nodes.get("raw_chunks", 0.0), 3),
         },
         "differences": checks["per_contender"],
         "reference": {k: v for k, v in checks.items() if k != "per_contender"},
@@ -367,11 +381,11 @@ def assemble(
             "delta_rows": vars(counts["delta"]) | {"total": counts["delta"].rows},
         },
         "details": {
-            "incremental_nodes": main["incremental"].as_dict()["nodes"],
+            "incremental_nodes": incremental.as_dict()["nodes"],
             "rebuild_nodes": rebuild.as_dict()["nodes"],
             "merge_nodes": main["merge"].as_dict()["nodes"],
             "table_build": main["build"].as_dict(),
-            "growth_nodes": {str(p): t.as_dict()["nodes"] for p, t in sorted(growth.items())},
+            "growth_nodes": {str(p): t.as_dict()["nodes"] for p, t in sorted(growth_runs.items())},
             "noop_nodes": run_info.pop("noop_nodes", {}),
         },
         "run": run_info,

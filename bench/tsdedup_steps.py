@@ -3,6 +3,7 @@ the runs that matter (incremental, rebuild, the stock merge model)."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,25 @@ def incremental_run(ws: Workspace, delta: list[Path], label: str) -> Timed:
     other contenders' models, when the workspace has them, wait for their turn."""
     ws.land(delta)
     return Timed.of(ws.dbt(label, "run", *_exclude(ws, EXTRA)), MEASUREMENT)
+
+
+def incremental_runs(ws: Workspace, delta: list[Path], label: str, repeats: int) -> list[Timed]:
+    """``repeats`` incremental runs, each from the same state: the table as
+    built, then the delta landed. The workspace is left as the last run left
+    it (every run writes the same table)."""
+    if repeats == 1:
+        return [incremental_run(ws, delta, label)]
+    saved = ws.save_state()
+    runs: list[Timed] = []
+    try:
+        for turn in range(1, repeats + 1):
+            if turn > 1:
+                ws.restore_state(saved, delta)
+            say(label, f"run {turn} of {repeats}")
+            runs.append(incremental_run(ws, delta, f"{label}-{turn}"))
+    finally:
+        shutil.rmtree(saved, ignore_errors=True)
+    return runs
 
 
 def merge_run(ws: Workspace, label: str) -> Timed:

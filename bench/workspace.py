@@ -91,6 +91,22 @@ class Workspace:
             except OSError:
                 shutil.copy2(path, target)
 
+    def save_state(self) -> Path:
+        """Copy the state folder (warehouse, metastore, listings) aside, so that
+        restore_state can put a run's starting point back; returns the copy."""
+        saved = self.root / "home.saved"
+        shutil.rmtree(saved, ignore_errors=True)
+        shutil.copytree(self.home, saved, symlinks=True)
+        return saved
+
+    def restore_state(self, saved: Path, landed: list[Path], prefix: str = "") -> None:
+        """The state folder as ``saved`` holds it, and the landing folder without
+        the files ``landed`` (under ``prefix``) that came after it."""
+        for path in landed:
+            (self.landing / f"{prefix}{path.name}").unlink(missing_ok=True)
+        shutil.rmtree(self.home)
+        shutil.copytree(saved, self.home, symlinks=True)
+
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update(

@@ -243,7 +243,12 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
     noop = SimpleNamespace(measured=_measured(15.0, 1000.0, tmp_path))
     engine = SimpleNamespace(as_dict=lambda: _engine())
     main_runs = {
-        "incremental": Timed(2.0, 20.0, 1500.0, {"cpu": 2.0, "raw_chunks": 1.0}),
+        # In run order: 2.4, 2.0 (the largest memory), 2.1.
+        "incrementals": [
+            Timed(2.4, 20.5, 1500.0, {"cpu": 2.4, "raw_chunks": 1.2}),
+            Timed(2.0, 21.0, 1700.0, {"cpu": 2.0, "raw_chunks": 1.0}),
+            Timed(2.1, 20.0, 1500.0, {"cpu": 2.1, "raw_chunks": 0.9}),
+        ],
         "merge": Timed(10.0, 30.0, 1600.0, {}),
         # In run order: 62, 71.5 (the largest memory), 60.1.
         "rebuilds": [_timed(62.0, 3000.0), _timed(71.5, 5000.0), _timed(60.1, 3100.0)],
@@ -258,8 +263,8 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
         "build": Build(files=10, runs=1, nodes={"raw_chunks": 0.01}),
     }
     growth = {
-        TINY.growth_points[0]: Timed(1.9, 19.0, 1400.0),
-        TINY.table_points: main_runs["incremental"],
+        TINY.growth_points[0]: [Timed(1.9, 19.0, 1400.0)],
+        TINY.table_points: main_runs["incrementals"],
     }
     checks = {"per_contender": _doc()["differences"], "reference_keys": 10}
     doc = assemble(
@@ -272,6 +277,16 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
         checks,
         {"duckdb": "x"},
     )
+    assert doc["seconds"]["tsdedup_incremental"] == 2.1
+    assert doc["wall_seconds"]["tsdedup_incremental"] == 20.0
+    assert doc["peak_rss_mb"]["tsdedup_incremental"] == 1700.0
+    assert doc["ingest"]["delta_raw_chunks_seconds"] == 0.9  # of the median run
+    assert doc["details"]["incremental_nodes"] == {"cpu": 2.1, "raw_chunks": 0.9}
+    largest = doc["growth"][-1]
+    assert largest["tsdedup_incremental_seconds"] == 2.1
+    assert largest["runs_seconds"] == [2.4, 2.0, 2.1]
+    assert largest["peak_rss_mb"] == 1700.0
+    assert doc["growth"][0]["runs_seconds"] == [1.9]
     assert doc["seconds"]["tsdedup_rebuild"] == 62.0
     assert doc["wall_seconds"]["tsdedup_rebuild"] == 72.0  # the median run's own
     assert doc["seconds"]["spark_dropduplicates"] == 46.8
@@ -279,6 +294,7 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
     assert doc["peak_rss_mb"]["tsdedup_rebuild"] == 5000.0  # memory: every run
     assert doc["peak_rss_mb"]["spark_dropduplicates"] == 4200.0
     assert doc["repeats"] == {
+        "tsdedup_incremental": [2.4, 2.0, 2.1],
         "tsdedup_rebuild": [62.0, 71.5, 60.1],
         "spark_dropduplicates": [46.8, 44.9, 48.0],
     }
@@ -286,7 +302,14 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
     assert ratios(doc)["rebuild_over_dropduplicates"] == round(62.0 / 46.8, 2)
     page = markdown(with_verdicts(doc), "python -m bench --scale small --out x.json")
     assert (
-        "Model s of every run, in order: tsdedup rebuild 62.0, 71.5, 60.1; "
+        "The incremental run ran 3 times on each table, each time from the same state "
+        "(the table as built, the delta landed again); the full recomputes on Spark 3 times "
+        "each, one after the other in turn" in " ".join(page.split())
+    )
+    assert "| 800 | 2.1 | 2.4, 2.0, 2.1 | 20.0 | 1,700 |" in page
+    assert (
+        "Model s of every run, in order: tsdedup incremental run 2.4, 2.0, 2.1; "
+        "tsdedup rebuild 62.0, 71.5, 60.1; "
         "Spark dropDuplicates 46.8, 44.9, 48.0." in " ".join(page.split())
     )
     assert "tsdedup_rebuild: every run 62.0, 71.5, 60.1 s (the table shows the median)" in (
