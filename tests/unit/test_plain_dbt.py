@@ -188,6 +188,9 @@ def test_a_connection_looks_up_the_session_once_for_all_its_statements(
     run: list[str] = []
 
     class FakeSession:
+        sparkContext = SimpleNamespace(getConf=lambda: {})
+        conf = SimpleNamespace(set=lambda key, value: None, unset=lambda key: None)
+
         def sql(self, statement: str) -> str:
             if statement == "select missing":
                 raise AnalysisException(message="[UNRESOLVED_COLUMN] `missing` cannot be resolved")
@@ -229,6 +232,79 @@ def test_a_connection_looks_up_the_session_once_for_all_its_statements(
     assert len(looked_up) == 2, "each node starts from the profile's settings"
     with pytest.raises(DbtRuntimeError, match="UNRESOLVED_COLUMN"):
         node("select missing")
+
+
+def test_each_node_starts_with_the_settings_a_macro_changes_for_one_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge sets the shuffle partitions and sets them back after it; if it
+    fails in between, the next node still starts with the session's own value
+    (the Spark configuration's, else Spark's default), unless the profile names
+    the setting, which the session lookup applies."""
+    from dbt.adapters.tsdedup_spark import Plugin
+    from dbt.adapters.tsdedup_spark import session as adapter_session
+
+    settings: dict[str, str] = {}
+    conf_reads: list[str] = []
+
+    class StartConf:
+        def get(self, key: str, default: str | None) -> str | None:
+            conf_reads.append(key)
+            return {"spark.sql.shuffle.partitions": "4"}.get(key, default)
+
+    class FakeSession:
+        sparkContext = SimpleNamespace(getConf=StartConf)
+        conf = SimpleNamespace(set=settings.__setitem__, unset=lambda key: settings.pop(key, None))
+
+        def sql(self, statement: str) -> None:
+            key, _, value = statement.removeprefix("set ").partition(" = ")
+            settings[key] = value
+
+    def open_session(parameters: dict[str, str]) -> FakeSession:
+        settings.update(parameters)
+        return FakeSession()
+
+    monkeypatch.setattr(adapter_session, "open_session", open_session)
+    monkeypatch.setattr(adapter_session, "_STARTED", {})
+    monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp, schema: None)
+    manager = Plugin.adapter.ConnectionManager
+    manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
+
+    def node(parameters: dict[str, str], *statements: str) -> None:
+        credentials = Plugin.credentials(
+            method="session", host="h", schema="s", server_side_parameters=parameters
+        )
+        connection = Connection(
+            type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
+        )
+        manager.open(connection)
+        handle = connection.handle.cursor()
+        for statement in statements:
+            handle.execute(statement)
+        handle.close()
+
+    def scoped() -> dict[str, str]:
+        return {k: v for k, v in settings.items() if k in adapter_session.NODE_SCOPED_SETTINGS}
+
+    # A node that failed after changing both settings.
+    node(
+        {},
+        "set spark.sql.shuffle.partitions = 2",
+        "set spark.sql.files.maxPartitionBytes = 1099511627776",
+    )
+    assert scoped() == {
+        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.files.maxPartitionBytes": "1099511627776",
+    }
+    node({}, "select 1")
+    # Back to the value the session started with; Spark's default where it had none.
+    assert scoped() == {"spark.sql.shuffle.partitions": "4"}
+    # The configuration a session started with is read once.
+    assert conf_reads == ["spark.sql.shuffle.partitions", "spark.sql.files.maxPartitionBytes"]
+    node({}, "set spark.sql.shuffle.partitions = 2")
+    node({"spark.sql.shuffle.partitions": "3"}, "select 2")
+    assert settings["spark.sql.shuffle.partitions"] == "3", "the profile's value"
+    assert len(conf_reads) == 2
 
 
 def test_the_installed_adapter_is_the_one_in_the_project() -> None:

@@ -7,7 +7,10 @@ session again: several calls into the JVM per statement, about 0.2 s of a 1 %
 run's `cpu` model. Here the connection does it once, when its first statement
 runs. dbt opens a connection for each node, so the profile's runtime settings
 still hold when each node starts; a `set` a node runs holds for the rest of
-that node, as SQL reads.
+that node, as SQL reads. The settings tsdedup's macros change for one
+statement and then set back (NODE_SCOPED_SETTINGS) start each node at the
+session's own value, so a node that failed between the two leaves nothing
+behind.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ from typing import Any
 
 from dbt.adapters.spark.session import Connection, Cursor
 from dbt_common.exceptions import DbtRuntimeError
+
+# Changed by a macro for a statement and set back after it: the merge's shuffle
+# partitions (materializations/measurement.sql) and the landing listing's
+# split size (landing/new_landed_files.sql).
+NODE_SCOPED_SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.files.maxPartitionBytes")
 
 
 def open_session(parameters: Mapping[str, str]) -> Any:
@@ -30,6 +38,30 @@ def open_session(parameters: Mapping[str, str]) -> Any:
     return builder.getOrCreate()
 
 
+# NODE_SCOPED_SETTINGS in the Spark configuration a context started with, read
+# once per context: its copy costs two calls into the JVM per setting.
+_STARTED: dict[int, dict[str, str | None]] = {}
+
+
+def restore_node_scoped_settings(session: Any, parameters: Mapping[str, str]) -> None:
+    """Each of NODE_SCOPED_SETTINGS back to the value the session started with
+    (as Spark's `reset <key>` does: the Spark configuration's, else Spark's
+    default), unless the profile's ``parameters`` name it."""
+    context = session.sparkContext
+    started = _STARTED.get(id(context))
+    if started is None:
+        conf = context.getConf()
+        started = {key: conf.get(key, None) for key in NODE_SCOPED_SETTINGS}
+        _STARTED[id(context)] = started
+    for key, value in started.items():
+        if key in parameters:
+            continue
+        if value is None:
+            session.conf.unset(key)
+        else:
+            session.conf.set(key, value)
+
+
 class SessionConnection(Connection):
     """One connection's statements share the session it looked up first."""
 
@@ -39,7 +71,9 @@ class SessionConnection(Connection):
 
     def session(self) -> Any:
         if self._session is None:
-            self._session = open_session(self.server_side_parameters)
+            session = open_session(self.server_side_parameters)
+            restore_node_scoped_settings(session, self.server_side_parameters)
+            self._session = session
         return self._session
 
     def cursor(self) -> Cursor:
