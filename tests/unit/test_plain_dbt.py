@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from dbt.adapters.contracts.connection import Connection, ConnectionState
@@ -174,6 +175,33 @@ def test_the_adapter_opens_the_session_of_its_project(
     assert asked[0][1]["spark.master"] == "local[1]"
 
 
+def _connection_manager(project_root: Path) -> Any:
+    """The adapter's connection manager, set up for a project in ``project_root``."""
+    from dbt.adapters.tsdedup_spark import Plugin
+
+    manager = Plugin.adapter.ConnectionManager
+    manager(SimpleNamespace(project_root=str(project_root)), multiprocessing.get_context("spawn"))
+    return manager
+
+
+def _run_node(manager: Any, parameters: dict[str, str], *statements: str) -> None:
+    """What dbt does for a node: open a connection of a target with the runtime
+    settings ``parameters``, run ``statements`` in it, close its cursor."""
+    from dbt.adapters.tsdedup_spark import Plugin
+
+    credentials = Plugin.credentials(
+        method="session", host="h", schema="s", server_side_parameters=parameters
+    )
+    connection = Connection(
+        type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
+    )
+    manager.open(connection)
+    handle = connection.handle.cursor()
+    for statement in statements:
+        handle.execute(statement)
+    handle.close()
+
+
 def test_a_connection_looks_up_the_session_once_for_all_its_statements(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,7 +209,6 @@ def test_a_connection_looks_up_the_session_once_for_all_its_statements(
     the adapter's connection asks once, so the profile's runtime settings hold
     when each node (each opened connection) starts, and a node's own `set` holds
     until it ends."""
-    from dbt.adapters.tsdedup_spark import Plugin
     from dbt.adapters.tsdedup_spark import session as adapter_session
     from pyspark.sql.utils import AnalysisException
 
@@ -205,24 +232,10 @@ def test_a_connection_looks_up_the_session_once_for_all_its_statements(
 
     monkeypatch.setattr(adapter_session, "open_session", open_session)
     monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp, schema: None)
-    manager = Plugin.adapter.ConnectionManager
-    manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
-    credentials = Plugin.credentials(
-        method="session",
-        host="h",
-        schema="s",
-        server_side_parameters={"spark.sql.shuffle.partitions": "3"},
-    )
+    manager = _connection_manager(tmp_path)
 
     def node(*statements: str) -> None:
-        connection = Connection(
-            type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
-        )
-        manager.open(connection)
-        handle = connection.handle.cursor()
-        for statement in statements:
-            handle.execute(statement)
-        handle.close()
+        _run_node(manager, {"spark.sql.shuffle.partitions": "3"}, *statements)
 
     node("set spark.sql.shuffle.partitions = 2", "select 1", "select 2;")
     assert run == ["set spark.sql.shuffle.partitions = 2", "select 1", "select 2"]
@@ -241,7 +254,6 @@ def test_each_node_starts_with_the_settings_a_macro_changes_for_one_statement(
     fails in between, the next node still starts with the session's own value
     (the Spark configuration's, else Spark's default), unless the profile names
     the setting, which the session lookup applies."""
-    from dbt.adapters.tsdedup_spark import Plugin
     from dbt.adapters.tsdedup_spark import session as adapter_session
 
     settings: dict[str, str] = {}
@@ -267,21 +279,10 @@ def test_each_node_starts_with_the_settings_a_macro_changes_for_one_statement(
     monkeypatch.setattr(adapter_session, "open_session", open_session)
     monkeypatch.setattr(adapter_session, "_STARTED", {})
     monkeypatch.setattr(plain_dbt, "ensure_session", lambda root, ssp, schema: None)
-    manager = Plugin.adapter.ConnectionManager
-    manager(SimpleNamespace(project_root=str(tmp_path)), multiprocessing.get_context("spawn"))
+    manager = _connection_manager(tmp_path)
 
     def node(parameters: dict[str, str], *statements: str) -> None:
-        credentials = Plugin.credentials(
-            method="session", host="h", schema="s", server_side_parameters=parameters
-        )
-        connection = Connection(
-            type="tsdedup_spark", name="x", credentials=credentials, state=ConnectionState.INIT
-        )
-        manager.open(connection)
-        handle = connection.handle.cursor()
-        for statement in statements:
-            handle.execute(statement)
-        handle.close()
+        _run_node(manager, parameters, *statements)
 
     def scoped() -> dict[str, str]:
         return {k: v for k, v in settings.items() if k in adapter_session.NODE_SCOPED_SETTINGS}
