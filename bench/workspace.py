@@ -99,11 +99,11 @@ class Workspace:
         shutil.copytree(self.home, saved, symlinks=True)
         return saved
 
-    def restore_state(self, saved: Path, landed: list[Path], prefix: str = "") -> None:
+    def restore_state(self, saved: Path, landed: list[Path]) -> None:
         """The state folder as ``saved`` holds it, and the landing folder without
-        the files ``landed`` (under ``prefix``) that came after it."""
+        the files ``landed`` that came after it."""
         for path in landed:
-            (self.landing / f"{prefix}{path.name}").unlink(missing_ok=True)
+            (self.landing / path.name).unlink(missing_ok=True)
         shutil.rmtree(self.home)
         shutil.copytree(saved, self.home, symlinks=True)
 
