@@ -19,6 +19,9 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -161,16 +164,49 @@ class LocalPostgres:
         """The rows of ``sql`` in the catalog's database, over the local socket
         (psql, unaligned): what a test watches the server with."""
         done = subprocess.run(
-            [
-                str(server_binaries() / "psql"), "-X", "-A", "-t", "-F", "\t",
-                "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p", str(self.port),
-                "-U", ROLE, "-d", DATABASE, "-c", sql,
-            ],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            [*self._psql(), "-c", sql], capture_output=True, text=True, check=False
+        )
         if done.returncode != 0:
             raise PostgresError(f"psql failed: {done.stderr.strip()}")
         return [line.split("\t") for line in done.stdout.splitlines() if line]
+
+    def _psql(self) -> list[str]:
+        return [
+            str(server_binaries() / "psql"), "-X", "-A", "-t", "-F", "\t",
+            "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir), "-p", str(self.port),
+            "-U", ROLE, "-d", DATABASE,
+        ]  # fmt: skip
+
+    @contextmanager
+    def holding(self, sql: str, timeout: float = 60.0) -> Iterator[None]:
+        """A session that ran ``sql`` in a transaction it keeps open until the
+        block ends, so the locks ``sql`` took (``select ... for update``) are held
+        that long: how a test makes other sessions wait at a point it chose."""
+        name = f"tsdedup-holder-{secrets.token_hex(4)}"
+        session = subprocess.Popen(
+            self._psql(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PGAPPNAME": name},
+        )
+        assert session.stdin is not None
+        try:
+            session.stdin.write(f"begin;\n{sql};\n")
+            session.stdin.flush()
+            deadline = time.monotonic() + timeout
+            while self.query(
+                "select count(*) from pg_stat_activity"
+                f" where application_name = '{name}' and state = 'idle in transaction'"
+            ) != [["1"]]:
+                if session.poll() is not None or time.monotonic() > deadline:
+                    raise PostgresError(f"holding {sql!r} failed: {session.communicate()[1]}")
+                time.sleep(0.1)
+            yield
+        finally:
+            if session.poll() is None:
+                session.communicate("commit;\n\\q\n", timeout=timeout)
 
     def environment(self) -> dict[str, str]:
         """The `team` target's catalog settings for this server."""
