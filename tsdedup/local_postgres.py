@@ -193,12 +193,16 @@ class LocalPostgres:
         )
         assert session.stdin is not None
         try:
-            session.stdin.write(f"begin;\n{sql};\n")
+            # The session is idle in its transaction after `begin` too, before
+            # `sql` has run: a last statement naming the session marks that
+            # `sql` is done (psql stops at a failing one, ON_ERROR_STOP).
+            session.stdin.write(f"begin;\n{sql};\nselect '{name}' as held;\n")
             session.stdin.flush()
             deadline = time.monotonic() + timeout
             while self.query(
                 "select count(*) from pg_stat_activity"
                 f" where application_name = '{name}' and state = 'idle in transaction'"
+                f" and position('{name}' in query) > 0"
             ) != [["1"]]:
                 if session.poll() is not None or time.monotonic() > deadline:
                     raise PostgresError(f"holding {sql!r} failed: {session.communicate()[1]}")
