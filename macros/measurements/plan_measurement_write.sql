@@ -36,17 +36,19 @@
 
         select
             cast(n.partition_day as string) as partition_day,
-            count(s.partition_day) as overlapping_files,
+            count_if(
+                s.partition_day is not null
+                -- unknown bounds (rows recorded before the catalog kept them) overlap
+                and coalesce(s.min_time_ns <= n.max_time_ns and s.max_time_ns >= n.min_time_ns, true)
+            ) as overlapping_files,
             max(n.point_count) as new_points,
+            -- every row of the day, which an overwrite would write again
             coalesce(sum(s.record_count), 0) as stored_rows,
             max(n.min_time_ns) as min_time_ns,
             max(n.max_time_ns) as max_time_ns
         from new_points as n
         left join stored_files as s
-            on
-                n.partition_day = s.partition_day
-                -- unknown bounds (rows recorded before the catalog kept them) overlap
-                and coalesce(s.min_time_ns <= n.max_time_ns and s.max_time_ns >= n.min_time_ns, true)
+            on n.partition_day = s.partition_day
         group by n.partition_day
         order by partition_day
     {%- endset -%}

@@ -317,3 +317,57 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     (chunks,) = ws.sql("select source_file from tsdedup.stg_chunks order by chunk_seq")
     assert [c["source_file"] for c in chunks] == [name for name, _ in landed]
     assert canonical(without_time(ws.sql("select * from tsdedup.mg")[0])) == canonical(merged)
+
+
+def test_a_day_is_merged_when_its_new_points_are_fewer_than_all_its_rows(
+    workspace: Workspace,
+) -> None:
+    """A real-time feed: each run re-delivers some of the points the run before
+    appended. Only that run's small file overlaps the new points in time, yet an
+    overwrite would write the whole day again: the plan weighs the new points
+    against every row stored in the day, and merges."""
+    ws = workspace
+    ws.add_measurement_model("mg", "mg")
+    (ws.project / "models" / "measurements" / "mg_last.sql").write_text(
+        "{{ tsdedup.measurement('mg', dedup_mode='last_row') }}\n", encoding="utf-8"
+    )
+
+    def later(minutes: range, value: float) -> str:
+        return "".join(
+            line(host, None, f"value={value},count={minute}i", minute) + "\n"
+            for minute in minutes
+            for host in HOSTS
+        )
+
+    landed = [("0001.lp", stored_day().encode())]  # 80 rows, minutes 0-19
+    ws.land(*landed[-1])
+    ws.build()
+    # Minutes 40-44: no stored file covers them, so they are appended.
+    landed.append(("0002.lp", later(range(40, 45), 1.0).encode()))
+    ws.land(*landed[-1])
+    assert "mg: appending the chunks after chunk 1" in ws.build().stdout
+    appended = [f for f in data_files(ws, "mg") if f["content"] == 0]
+    assert sorted(int(str(f["record_count"])) for f in appended) == [15, 80]
+
+    # 20 points: h2's minutes 40-44 again (new values), and minutes 45-49. The
+    # 15 rows of the appended file are all that overlap them in time; the day
+    # holds 95.
+    redelivered = "".join(line("h2", None, f"count={900 + m}i", m) + "\n" for m in range(40, 45))
+    landed.append(("0003.lp", (redelivered + later(range(45, 50), 2.0)).encode()))
+    ws.land(*landed[-1])
+    result = ws.build()
+    assert "mg: merging the chunks after chunk 2 into 1 day partition(s)" in result.stdout
+    assert "row by row" in result.stdout
+    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
+        encoding="utf-8"
+    )
+    assert compiled.startswith(
+        "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01"
+    )
+    summary = last_summary(ws, "mg")
+    assert summary.get("deleted-data-files", "0") == "0", "no stored data file rewritten"
+    assert summary["added-position-deletes"] == "5"
+    rows = check_state(ws, landed)
+    assert len(rows) == 80 + 15 + 15
+    h2 = {r["time_ns"]: (r["value"], r["count"]) for r in rows if r["host"] == "h2"}
+    assert h2[DAY0 + 42 * MINUTE] == (1.0, 942), "a partial re-delivery keeps the stored value"
