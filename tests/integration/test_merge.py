@@ -111,6 +111,12 @@ def check_files_sorted(ws: Workspace, key: list[str]) -> None:
         assert_file_sorted(str(data_file["file_path"]), tags)
 
 
+def compiled_mg(ws: Workspace) -> str:
+    """Model mg's compiled SQL from the last run, its write-mode header first."""
+    path = ws.project / "target/compiled/tsdedup/models/measurements/mg.sql"
+    return path.read_text(encoding="utf-8")
+
+
 def write_order(ws: Workspace) -> str | None:
     """The order Iceberg sorts written rows in (`write locally ordered by`), if any."""
     (props,) = ws.sql("show tblproperties tsdedup.mg")
@@ -170,9 +176,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     result = ws.build()
     assert "mg: merging the chunks after chunk 1 into 1 day partition(s)" in result.stdout
     assert "row by row" in result.stdout
-    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
-        encoding="utf-8"
-    )
+    compiled = compiled_mg(ws)
     # The stored series hashes match minutes 0-4 only: the merge reads only the
     # stored rows of those times (both ends matched rows), and inserts the
     # new points of minutes 30-33 without looking for them.
@@ -277,9 +281,7 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     ws.land(*landed[-1])
     result = ws.build()
     assert "overwriting the touched partitions" in result.stdout
-    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
-        encoding="utf-8"
-    )
+    compiled = compiled_mg(ws)
     assert compiled.startswith("/* tsdedup write mode: overwrite */")
     check_state(ws, landed)
     assert all(f["content"] == 0 for f in data_files(ws, "mg"))
@@ -358,9 +360,7 @@ def test_a_day_is_merged_when_its_new_points_are_fewer_than_all_its_rows(
     result = ws.build()
     assert "mg: merging the chunks after chunk 2 into 1 day partition(s)" in result.stdout
     assert "row by row" in result.stdout
-    compiled = (ws.project / "target/compiled/tsdedup/models/measurements/mg.sql").read_text(
-        encoding="utf-8"
-    )
+    compiled = compiled_mg(ws)
     assert compiled.startswith(
         "/* tsdedup write mode: merge, winner rule: fields, days: 2026-11-01"
     )
