@@ -4,6 +4,7 @@ the same data, check every contender's result against the reference."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from bench import tsdedup_steps as steps
+from bench.chain import write_chain
 from bench.generator import Generator
 from bench.layout import RowCounts
 from bench.machine import LoadSampler, machine, uptime, versions
@@ -110,18 +112,7 @@ class Benchmark:
         label = f"table of {self.scale.table_points} points"
         build = steps.build_table(ws, files.base, label)
         say(label, f"built in {build.wall_seconds:.0f} s wall ({build.runs} runs)")
-        say("(a) tsdedup incremental", f"{len(files.delta)} delta chunk files")
-        incrementals = steps.incremental_runs(
-            ws, files.delta, "a-incremental", self.scale.incremental_repeats
-        )
-        say(
-            "(a) tsdedup incremental",
-            f"{', '.join(f'{t.seconds:.1f}' for t in incrementals)} s (cpu model)",
-        )
-        say("(c) dbt merge", "stock merge model over the same chunks")
-        merge = steps.merge_run(ws, "c-merge")
-        say("(c) dbt merge", f"{merge.seconds:.1f} s (cpu_merge model)")
-        rebuilds, sparks = self.full_recomputes(ws)
+        incrementals, merge, rebuilds, sparks = self.in_turns(ws, files.delta)
         say("fixed cost", "a run with no new file")
         noop = steps.noop_run(ws, "noop")
         self.result["noop_nodes"] = {k: round(v, 3) for k, v in sorted(noop.node_seconds.items())}
@@ -148,6 +139,7 @@ class Benchmark:
             },
             self.out / "tables",
         )
+        chain = self.chain(ws, files.delta)
         return {
             "build": build,
             "incrementals": incrementals,
@@ -157,8 +149,24 @@ class Benchmark:
             "noop": noop,
             "skip": skip,
             "engine": engine,
+            "chain": chain,
             "files": tables,
         }
+
+    def chain(self, ws: Workspace, delta: list[Path]) -> list[steps.ChainRun]:
+        """A chain of 1 % runs on the main table (bench/chain.py), after its
+        tables were exported for the checks: each run's delta re-delivers points
+        of the one before."""
+        count = self.scale.chain_deltas
+        if count == 0:
+            return []
+        say("(g) chain", f"{count} more 1 % deltas, each re-delivering points of the last")
+        folder = self.data / "chain"
+        deltas = write_chain(self.scale, delta, count, folder)
+        try:
+            return steps.chain_runs(ws, deltas, "(g) chain")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def run_growth(self, points: int, files: Any) -> list[steps.Timed]:
         ws = Workspace(self.work / f"growth-{points}").create()
@@ -172,24 +180,49 @@ class Benchmark:
         say("(f) growth", f"{points} points: incremental {seconds} s (cpu model)")
         return runs
 
-    def full_recomputes(
-        self, ws: Workspace
-    ) -> tuple[list[steps.Timed], list[tuple[Measured, dict[str, Any]]]]:
-        """Contenders (b) and (d), the two full recomputes on Spark, one after the
-        other ``full_build_repeats`` times, so that both meet the same moments of
-        the machine; the result reports each one's median run."""
-        repeats = self.scale.full_build_repeats
+    def in_turns(
+        self, ws: Workspace, delta: list[Path]
+    ) -> tuple[
+        list[steps.Timed], steps.Timed, list[steps.Timed], list[tuple[Measured, dict[str, Any]]]
+    ]:
+        """Contenders (a), (b), (c) and (d) on the main table, in turns: each turn
+        runs the incremental run (from the table as built, the delta landed),
+        then the two full recomputes on Spark, so that the contenders of each
+        ratio meet the same moments of the machine; the result reports each
+        one's median run. The stock merge runs once, in the last incremental
+        turn, over the same chunks."""
+        s = self.scale
+        turns = max(s.incremental_repeats, s.full_build_repeats)
         rebuilds: list[steps.Timed] = []
         sparks: list[tuple[Measured, dict[str, Any]]] = []
-        for turn in range(1, repeats + 1):
-            suffix = f"-{turn}" if repeats > 1 else ""
-            of = f" (run {turn} of {repeats})" if repeats > 1 else ""
+        merges: list[steps.Timed] = []
+
+        def recompute(turn: int) -> None:
+            if turn > s.full_build_repeats:
+                return
+            suffix = f"-{turn}" if s.full_build_repeats > 1 else ""
+            of = f" (run {turn} of {s.full_build_repeats})" if s.full_build_repeats > 1 else ""
             say("(b) tsdedup rebuild", f"--full-refresh of the same table{of}")
             rebuild = steps.rebuild_run(ws, f"b-rebuild{suffix}")
             say("(b) tsdedup rebuild", f"{rebuild.seconds:.1f} s ({steps.REBUILD_MODEL} model)")
             rebuilds.append(rebuild)
             sparks.append(self.run_spark(suffix, of))
-        return rebuilds, sparks
+
+        def after_incremental(turn: int, run: steps.Timed) -> None:
+            say("(a) tsdedup incremental", f"{run.seconds:.1f} s (cpu model)")
+            if turn == s.incremental_repeats:
+                say("(c) dbt merge", "stock merge model over the same chunks")
+                merges.append(steps.merge_run(ws, "c-merge"))
+                say("(c) dbt merge", f"{merges[0].seconds:.1f} s (cpu_merge model)")
+            recompute(turn)
+
+        say("(a) tsdedup incremental", f"{len(delta)} delta chunk files")
+        incrementals = steps.incremental_runs(
+            ws, delta, "a-incremental", s.incremental_repeats, after_incremental
+        )
+        for turn in range(s.incremental_repeats + 1, turns + 1):
+            recompute(turn)
+        return incrementals, merges[0], rebuilds, sparks
 
     def run_spark(self, suffix: str = "", of: str = "") -> tuple[Measured, dict[str, Any]]:
         say("(d) spark dropDuplicates", f"full recompute from the raw Parquet{of}")
@@ -330,7 +363,9 @@ def assemble(
         "duplicate_share": s.delta_duplicate_share,
         "seconds": {k: seconds[k] for k in CONTENDERS},
         # Every run of the contenders that ran more than once, in run order;
-        # `seconds` and `wall_seconds` hold each one's median run.
+        # `seconds` and `wall_seconds` hold each one's median run. On the main
+        # table they ran in turns: incremental, rebuild, dropDuplicates.
+        "in_turns": True,
         "repeats": {
             "tsdedup_incremental": [round(t.seconds, 3) for t in incrementals],
             "tsdedup_rebuild": [round(t.seconds, 3) for t in rebuilds],
@@ -356,6 +391,9 @@ def assemble(
         "fixed_cost_peak_rss_mb": round(main["noop"].measured.peak_rss_mb, 1),
         "skip_wall_seconds": round(main["skip"].wall_seconds, 3),
         "engine": main["engine"].as_dict(),
+        # More 1 % runs after the checks, each re-delivering points of the last
+        # (bench/chain.py), in run order.
+        "chain": [t.as_dict() for t in main.get("chain", [])],
         "ingest": {
             "table_lines": counts["base"].rows,
             "table_files": main["build"].files,

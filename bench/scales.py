@@ -53,6 +53,10 @@ class Scale:
     # table as built, the delta just landed); each table reports its median
     # run: one run of the 1 % run's model varies by about 0.4 s.
     incremental_repeats: int = 1
+    # More 1 % runs on the largest table after its checks, a chain as a feed
+    # brings them: each delta re-delivers points of the one before
+    # (bench/chain.py).
+    chain_deltas: int = 3
     interval_ns: int = INTERVAL_NS
     end_ns: int = TABLE_END_NS
 
@@ -68,6 +72,8 @@ class Scale:
             raise ValueError("the re-delivery window is longer than the smallest table")
         if self.full_build_repeats < 1:
             raise ValueError("the full recomputes must run at least once")
+        if self.chain_deltas < 0:
+            raise ValueError("the chain has no negative number of deltas: use 0 for none")
         if self.incremental_repeats < 1:
             raise ValueError("the incremental run must run at least once")
 

@@ -3,7 +3,9 @@ the runs that matter (incremental, rebuild, the stock merge model)."""
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,8 @@ REBUILD_MODEL = f"{MEASUREMENT}_rebuild"
 REBUILD_PATH = f"models/measurements/{REBUILD_MODEL}.sql"
 # Models of the benchmark's copy that a user's run does not have.
 EXTRA = [MODEL_NAME, REBUILD_MODEL]
+# The first line of a measurement model's compiled SQL names its write mode.
+WRITE_MODE = re.compile(r"/\* tsdedup write mode: (\w+)")
 
 
 def main_models() -> dict[str, str]:
@@ -123,22 +127,33 @@ def incremental_run(ws: Workspace, delta: list[Path], label: str) -> Timed:
     return Timed.of(ws.dbt(label, "run", *_exclude(ws, EXTRA)), MEASUREMENT)
 
 
-def incremental_runs(ws: Workspace, delta: list[Path], label: str, repeats: int) -> list[Timed]:
+def incremental_runs(
+    ws: Workspace,
+    delta: list[Path],
+    label: str,
+    repeats: int,
+    after_each: Callable[[int, Timed], None] | None = None,
+) -> list[Timed]:
     """``repeats`` incremental runs, each from the same state: the table as
-    built, then the delta landed. The workspace is left as the last run left
-    it (every run writes the same table)."""
-    if repeats == 1:
-        return [incremental_run(ws, delta, label)]
-    saved = ws.save_state()
+    built, then the delta landed. ``after_each(turn, run)``, when given, runs
+    after each one, before the state is put back for the next: other contenders
+    measured in turn with it meet the same moments of the machine. The
+    workspace is left as the last turn left it (every run writes the same
+    table)."""
+    saved = ws.save_state() if repeats > 1 else None
     runs: list[Timed] = []
     try:
         for turn in range(1, repeats + 1):
-            if turn > 1:
-                ws.restore_state(saved, delta)
-            say(label, f"run {turn} of {repeats}")
-            runs.append(incremental_run(ws, delta, f"{label}-{turn}"))
+            if saved is not None:
+                if turn > 1:
+                    ws.restore_state(saved, delta)
+                say(label, f"run {turn} of {repeats}")
+            runs.append(incremental_run(ws, delta, f"{label}-{turn}" if saved else label))
+            if after_each is not None:
+                after_each(turn, runs[-1])
     finally:
-        shutil.rmtree(saved, ignore_errors=True)
+        if saved is not None:
+            shutil.rmtree(saved, ignore_errors=True)
     return runs
 
 
@@ -166,6 +181,48 @@ def skip_run(ws: Workspace, label: str) -> Measured:
     if "nothing to do" not in measured.stdout.read_text(encoding="utf-8"):
         raise RuntimeError(f"tsdedup ran again though nothing had changed\n{measured.tail()}")
     return measured
+
+
+@dataclass
+class ChainRun:
+    """One run of the chain: its times and the write mode the model chose."""
+
+    timed: Timed
+    write_mode: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {**self.timed.as_dict(), "write_mode": self.write_mode}
+
+
+def write_mode(ws: Workspace, model: str) -> str:
+    """The write mode of a measurement model's last run, from the first line
+    of its compiled SQL (``/* tsdedup write mode: merge, ... */``)."""
+    path = (
+        ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements" / f"{model}.sql"
+    )
+    found = WRITE_MODE.search(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if found is None:
+        raise RuntimeError(f"{path}: no write mode header in the model's compiled SQL")
+    return found.group(1)
+
+
+def chain_runs(ws: Workspace, chain: list[list[Path]], label: str) -> list[ChainRun]:
+    """One run per delta of the chain (bench/chain.py), each delta landed just
+    before its run, as a feed's scheduled runs meet them: each run merges
+    into what the run before it wrote. The workspace is left as the last run
+    left it."""
+    runs: list[ChainRun] = []
+    for k, files in enumerate(chain, start=1):
+        say(label, f"delta {k} of {len(chain)}: {len(files)} chunk files")
+        ws.land(files, prefix=f"chain{k}-")
+        timed = Timed.of(ws.dbt(f"{label}-{k}", "run", *_exclude(ws, EXTRA)), MEASUREMENT)
+        runs.append(ChainRun(timed, write_mode(ws, MEASUREMENT)))
+        say(
+            label,
+            f"{timed.seconds:.1f} s (cpu model, {runs[-1].write_mode}), "
+            f"{timed.wall_seconds:.1f} s wall",
+        )
+    return runs
 
 
 @dataclass

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bench import tsdedup_steps as steps
+from bench.runner import Benchmark
 from bench.workspace import Workspace
+from tests.unit.bench_scales import TINY
 
 
 def _workspace(tmp_path: Path) -> Workspace:
@@ -69,3 +72,87 @@ def test_one_incremental_run_copies_nothing(
 
     monkeypatch.setattr(steps, "incremental_run", fake_run)
     assert [t.seconds for t in steps.incremental_runs(ws, [], "a", 1)] == [1.0]
+
+
+def test_the_step_after_each_run_sees_that_run_before_the_state_goes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _workspace(tmp_path)
+    table = ws.home / "warehouse" / "table.parquet"
+
+    def fake_run(ws: Workspace, files: list[Path], label: str) -> steps.Timed:
+        table.write_text(f"written by {label}", encoding="utf-8")
+        return steps.Timed(float(label[-1]), 10.0, 100.0)
+
+    after: list[tuple[int, float, str]] = []
+
+    def after_each(turn: int, run: steps.Timed) -> None:
+        after.append((turn, run.seconds, table.read_text(encoding="utf-8")))
+        # What runs in between (a rebuild) writes the state folder too.
+        (ws.home / "warehouse" / f"rebuild-{turn}.parquet").write_text("new", encoding="utf-8")
+
+    monkeypatch.setattr(steps, "incremental_run", fake_run)
+    steps.incremental_runs(ws, [], "a", 3, after_each)
+    assert after == [
+        (1, 1.0, "written by a-1"),
+        (2, 2.0, "written by a-2"),
+        (3, 3.0, "written by a-3"),
+    ]
+    # Each turn started from the table as built: the steps in between are gone
+    # but the last one's.
+    assert sorted(p.name for p in (ws.home / "warehouse").iterdir()) == [
+        "rebuild-3.parquet",
+        "table.parquet",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("incremental", "full", "expected"),
+    [
+        (
+            3,
+            3,
+            ["a-1", "b-1", "d-1", "a-2", "b-2", "d-2", "a-3", "c", "b-3", "d-3"],
+        ),
+        (1, 2, ["a", "c", "b-1", "d-1", "b-2", "d-2"]),
+        (2, 1, ["a-1", "b", "d", "a-2", "c"]),
+    ],
+)
+def test_the_main_table_contenders_run_in_turns(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    incremental: int,
+    full: int,
+    expected: list[str],
+) -> None:
+    """Each incremental run is followed by a rebuild and Spark's dropDuplicates,
+    so each ratio compares runs of the same moments; the stock merge runs once,
+    over the last incremental run's chunks."""
+    ws = _workspace(tmp_path)
+    order: list[str] = []
+
+    def timed(name: str) -> steps.Timed:
+        order.append(name)
+        return steps.Timed(float(len(order)), 10.0, 100.0)
+
+    monkeypatch.setattr(
+        steps, "incremental_run", lambda ws, files, label: timed(label.replace("-incremental", ""))
+    )
+    monkeypatch.setattr(steps, "merge_run", lambda ws, label: timed("c"))
+    monkeypatch.setattr(
+        steps, "rebuild_run", lambda ws, label: timed(label.replace("-rebuild", ""))
+    )
+    bench = Benchmark(
+        TINY.with_overrides(incremental_repeats=incremental, full_build_repeats=full), tmp_path
+    )
+
+    def spark(suffix: str = "", of: str = "") -> tuple[Any, dict[str, Any]]:
+        order.append(f"d{suffix}")
+        return None, {"seconds": 1.0}
+
+    monkeypatch.setattr(bench, "run_spark", spark)
+    incrementals, merge, rebuilds, sparks = bench.in_turns(ws, [])
+    assert order == expected
+    assert len(incrementals) == incremental
+    assert len(rebuilds) == len(sparks) == full
+    assert merge.seconds == float(expected.index("c") + 1)

@@ -133,6 +133,26 @@ def test_runs_in_the_resident_engine_have_targets_and_a_column() -> None:
     assert "its first run with nothing to do took 15.0 s wall" in page
 
 
+def test_a_chain_of_runs_has_its_target_its_table_and_its_memory() -> None:
+    doc = _doc()
+    assert not [t for t in targets(doc) if "chain" in t["measure"]]
+    assert "A chain of 1 % runs" not in markdown(with_verdicts(doc), "python -m bench")
+    doc["chain"] = [
+        {"seconds": 6.8, "wall_seconds": 21.5, "peak_rss_mb": 2100.0, "write_mode": "merge"},
+        {"seconds": 8.3, "wall_seconds": 30.5, "peak_rss_mb": 8400.0, "write_mode": "overwrite"},
+    ]
+    verdicts = {t["measure"]: (t["value"], t["met"]) for t in targets(doc)}
+    chain = [v for m, v in verdicts.items() if "chain" in m]
+    assert chain == [(30.5, False)]  # the slowest run is judged
+    assert verdicts["memory: peak RSS of any run (MiB)"] == (8400.0, False)  # the chain's
+    doc["chain"][1]["wall_seconds"] = 29.0
+    assert [t["met"] for t in targets(doc) if "chain" in t["measure"]] == [True]
+    page = markdown(with_verdicts(doc), "python -m bench --scale small --out x.json")
+    assert "### A chain of 1 % runs" in page
+    assert "| 1 | merge | 6.8 | 21.5 | 2,100 |" in page
+    assert "| 2 | overwrite | 8.3 | 29.0 | 8,400 |" in page
+
+
 def test_pages_render_from_the_document_alone(tmp_path: Path) -> None:
     doc = with_verdicts(_doc())
     page = markdown(doc, "python -m bench --scale small --out x.json")
@@ -300,11 +320,23 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
     }
     assert doc["details"]["rebuild_nodes"] == {"cpu_rebuild": 62.0}
     assert ratios(doc)["rebuild_over_dropduplicates"] == round(62.0 / 46.8, 2)
+    # On the main table the contenders ran in turns (Benchmark.in_turns).
+    assert doc["in_turns"] is True
     page = markdown(with_verdicts(doc), "python -m bench --scale small --out x.json")
+    assert (
+        "On the largest table the contenders ran in 3 turns, each an incremental run (from "
+        "the same state: the table as built, the delta landed again), then the full "
+        "recomputes on Spark, so that each ratio compares runs of the same moments of the "
+        "machine; on the other tables the incremental run ran 3 times, each from the same "
+        "state, since one run varies" in " ".join(page.split())
+    )
+    # A result of a run before the turns says what that run did.
+    earlier = {k: v for k, v in doc.items() if k != "in_turns"}
     assert (
         "The incremental run ran 3 times on each table, each time from the same state "
         "(the table as built, the delta landed again); the full recomputes on Spark 3 times "
-        "each, one after the other in turn" in " ".join(page.split())
+        "each, one after the other in turn"
+        in " ".join(markdown(with_verdicts(earlier), "python -m bench").split())
     )
     assert "| 800 | 2.1 | 2.4, 2.0, 2.1 | 20.0 | 1,700 |" in page
     assert (
