@@ -186,7 +186,7 @@ def _engine_peaks(doc: dict[str, Any]) -> list[float]:
 
 def with_verdicts(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with ``ratios`` and ``targets`` (re)computed."""
-    return {**doc, "ratios": ratios(doc), "targets": targets(doc)}
+    return {**doc, "ratios": ratios(doc), "turn_ratios": turn_ratios(doc), "targets": targets(doc)}
 
 
 def _fmt(value: Any, digits: int = 1) -> str:
@@ -246,7 +246,9 @@ def _node_rows(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             ("engine: nothing to do s", engine["noop_nodes"], engine["noop_wall_seconds"]),
         ]
     first = runs[0][1]
-    names = sorted(set().union(*(nodes for _, nodes, _ in runs)), key=lambda n: -first.get(n, 0.0))
+    names = sorted(
+        set().union(*(nodes for _, nodes, _ in runs)), key=lambda n: (-first.get(n, 0.0), n)
+    )
     rows = [
         [n.removeprefix("hook:operation."), *(_fmt(nodes.get(n), 2) for _, nodes, _ in runs)]
         for n in names
@@ -319,6 +321,49 @@ def _chain_lines(doc: dict[str, Any]) -> list[str]:
         ),
         "",
     ]
+
+
+def turn_ratios(doc: dict[str, Any]) -> dict[str, list[float | None]]:
+    """The targets' ratios turn by turn, when the main table's contenders ran
+    in turns (each turn's runs met the same moments of the machine); the
+    targets judge the ratios of the medians (ratios)."""
+    repeats = doc.get("repeats") or {}
+    incremental = repeats.get("tsdedup_incremental") or []
+    rebuild = repeats.get("tsdedup_rebuild") or []
+    spark = repeats.get("spark_dropduplicates") or []
+    if not doc.get("in_turns") or len(rebuild) < 2:
+        return {}
+    found: dict[str, list[float | None]] = {}
+    if len(incremental) == len(rebuild):
+        found["rebuild_over_incremental"] = [
+            _ratio(b, a) for a, b in zip(incremental, rebuild, strict=True)
+        ]
+    if len(spark) == len(rebuild):
+        found["rebuild_over_dropduplicates"] = [
+            _ratio(b, d) for b, d in zip(rebuild, spark, strict=True)
+        ]
+    return found
+
+
+def _turn_lines(doc: dict[str, Any]) -> list[str]:
+    found = turn_ratios(doc)
+    said = []
+    if "rebuild_over_incremental" in found:
+        said.append(f"{_fmt_list(found['rebuild_over_incremental'])} times the incremental run")
+    if "rebuild_over_dropduplicates" in found:
+        said.append(f"{_fmt_list(found['rebuild_over_dropduplicates'])} times `dropDuplicates`")
+    if not said:
+        return []
+    return [
+        f"Turn by turn, the rebuild took {' and '.join(said)}; the targets judge the ratios "
+        "of the medians.",
+        "",
+    ]
+
+
+def _fmt_list(values: list[float | None]) -> str:
+    shown = [_fmt(v, 2) for v in values]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _repeated(doc: dict[str, Any]) -> dict[str, list[float]]:
@@ -418,6 +463,8 @@ def summary(doc: dict[str, Any]) -> str:
     for key, seconds in _repeated(doc).items():
         runs = ", ".join(f"{s:.1f}" for s in seconds)
         lines.append(f"{key}: every run {runs} s (the table shows the median)")
+    for key, values in turn_ratios(doc).items():
+        lines.append(f"{key} turn by turn: {', '.join(_fmt(v, 2) for v in values)}")
     ingest = doc.get("ingest") or {}
     if ingest.get("lines_per_second"):
         lines.append(
@@ -490,6 +537,7 @@ def markdown(doc: dict[str, Any], command: str) -> str:
         *_table(CONTENDER_HEADERS, contender_rows(doc)),
         "",
         *_repeat_lines(doc),
+        *_turn_lines(doc),
         "### Growth: the same delta into tables of different sizes",
         "",
         *_table(

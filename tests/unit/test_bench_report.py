@@ -15,7 +15,7 @@ from bench.__main__ import main
 from bench.layout import RowCounts
 from bench.merge_model import merge_model_sql
 from bench.procs import Measured, run_measured, tree_rss_bytes
-from bench.report import markdown, ratios, summary, targets, with_verdicts
+from bench.report import markdown, ratios, summary, targets, turn_ratios, with_verdicts
 from bench.runner import assemble, median_run
 from bench.schema import FIELDS, TAGS
 from bench.tsdedup_steps import Build, Timed
@@ -330,6 +330,17 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
         "machine; on the other tables the incremental run ran 3 times, each from the same "
         "state, since one run varies" in " ".join(page.split())
     )
+    # Each turn's runs met the same moments: the ratios turn by turn.
+    assert turn_ratios(doc) == {
+        "rebuild_over_incremental": [25.83, 35.75, 28.62],
+        "rebuild_over_dropduplicates": [1.32, 1.59, 1.25],
+    }
+    assert (
+        "Turn by turn, the rebuild took 25.83, 35.75 and 28.62 times the incremental run and "
+        "1.32, 1.59 and 1.25 times `dropDuplicates`; the targets judge the ratios of the "
+        "medians." in " ".join(page.split())
+    )
+    assert "rebuild_over_dropduplicates turn by turn: 1.32, 1.59, 1.25" in summary(doc)
     # A result of a run before the turns says what that run did.
     earlier = {k: v for k, v in doc.items() if k != "in_turns"}
     assert (
@@ -338,6 +349,8 @@ def test_repeated_full_recomputes_report_their_median_runs(tmp_path: Path) -> No
         "each, one after the other in turn"
         in " ".join(markdown(with_verdicts(earlier), "python -m bench").split())
     )
+    assert turn_ratios(earlier) == {}
+    assert "Turn by turn" not in markdown(with_verdicts(earlier), "python -m bench")
     assert "| 800 | 2.1 | 2.4, 2.0, 2.1 | 20.0 | 1,700 |" in page
     assert (
         "Model s of every run, in order: tsdedup incremental run 2.4, 2.0, 2.1; "
@@ -359,3 +372,15 @@ def test_repeats_below_one_are_refused_before_anything_runs(
     assert stopped.value.code == 2
     assert "--repeats: 0: each recompute runs at least once" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_nodes_of_equal_time_are_listed_by_name() -> None:
+    """The page is the same each time it is rendered from the same result:
+    nodes that took the same time come in name order, not in a set's order."""
+    doc = _doc()
+    names = ["zeta", "alpha", "mid", "beta"]
+    doc["details"]["incremental_nodes"] = {**dict.fromkeys(names, 0.01), "cpu": 2.0}
+    page = markdown(with_verdicts(doc), "python -m bench")
+    listed = [line.split(" | ")[0].lstrip("| ") for line in page.splitlines()]
+    shown = [n for n in listed if n in (*names, "cpu")]
+    assert shown == ["cpu", "alpha", "beta", "mid", "zeta"]
