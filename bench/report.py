@@ -185,7 +185,7 @@ def _engine_peaks(doc: dict[str, Any]) -> list[float]:
 
 
 def with_verdicts(doc: dict[str, Any]) -> dict[str, Any]:
-    """The document with ``ratios`` and ``targets`` (re)computed."""
+    """The document with ``ratios``, ``turn_ratios`` and ``targets`` (re)computed."""
     return {**doc, "ratios": ratios(doc), "turn_ratios": turn_ratios(doc), "targets": targets(doc)}
 
 

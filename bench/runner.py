@@ -391,8 +391,8 @@ def assemble(
         "fixed_cost_peak_rss_mb": round(main["noop"].measured.peak_rss_mb, 1),
         "skip_wall_seconds": round(main["skip"].wall_seconds, 3),
         "engine": main["engine"].as_dict(),
-        # More 1 % runs after the checks, each re-delivering points of the last
-        # (bench/chain.py), in run order.
+        # More 1 % runs once the tables were exported for the checks, each
+        # re-delivering points of the last (bench/chain.py), in run order.
         "chain": [t.as_dict() for t in main.get("chain", [])],
         "ingest": {
             "table_lines": counts["base"].rows,

@@ -53,9 +53,9 @@ class Scale:
     # table as built, the delta just landed); each table reports its median
     # run: one run of the 1 % run's model varies by about 0.4 s.
     incremental_repeats: int = 1
-    # More 1 % runs on the largest table after its checks, a chain as a feed
-    # brings them: each delta re-delivers points of the one before
-    # (bench/chain.py).
+    # More 1 % runs on the largest table once its tables are exported for the
+    # checks, a chain as a feed brings them: each delta re-delivers points of
+    # the one before (bench/chain.py); 0 runs no chain.
     chain_deltas: int = 3
     interval_ns: int = INTERVAL_NS
     end_ns: int = TABLE_END_NS
