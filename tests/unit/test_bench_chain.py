@@ -10,6 +10,7 @@ from bench import tsdedup_steps as steps
 from bench.chain import ChainError, shift_span_ns, shifted_line, write_chain
 from bench.generator import Generator
 from bench.procs import Measured
+from bench.runner import Benchmark
 from bench.workspace import DbtRun, Workspace
 from python_udfs.line_protocol import parse_line
 from tests.unit.bench_scales import TINY
@@ -113,3 +114,18 @@ def test_a_run_without_a_write_mode_header_is_an_error(tmp_path: Path) -> None:
         steps.write_mode(ws, "cpu")
     _compiled(ws, "/* tsdedup write mode: none; state record current */")
     assert steps.write_mode(ws, "cpu") == "none"
+
+
+def test_a_negative_chain_is_refused_and_none_runs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ValueError, match="no negative number of deltas"):
+        TINY.with_overrides(chain_deltas=-1)
+
+    def no_run(*args: object) -> list[steps.ChainRun]:
+        raise AssertionError("a scale without a chain ran one")
+
+    monkeypatch.setattr(steps, "chain_runs", no_run)
+    bench = Benchmark(TINY.with_overrides(chain_deltas=0), tmp_path)
+    assert bench.chain(Workspace(tmp_path / "ws"), [tmp_path / "cpu-000001.lp"]) == []
+    assert not (tmp_path / "data" / "chain").exists()
