@@ -39,6 +39,9 @@
         {%- set state = none -%}
     {%- endif -%}
     {%- set watermark = state['watermark'] if state is not none else none -%}
+    {#- Where the logs stood when the run planned: the state record takes its
+        watermark from them (planned_log_heads). -#}
+    {%- set heads = none -%}
     {%- if watermark is not none -%}
         {#- Nothing landed for the measurement and nothing was retracted: one
             query says so, and the run writes nothing. When the table is
@@ -52,6 +55,7 @@
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
             {{ return(
                 "/* tsdedup write mode: none" ~ ("; state record current" if record_current else "") ~ " */\n"
+                ~ tsdedup.log_heads_comment(heads) ~ "\n"
                 ~ "-- no point, column or retraction after chunk " ~ watermark ~ ": nothing to write\n"
                 ~ "select * from " ~ this ~ " where false\n"
             ) }}
@@ -86,7 +90,9 @@
         {%- for column in adapter.get_columns_in_relation(this) -%}
             {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
-        {%- set retracted_days = tsdedup.retracted_days(catalog_relation, measurement_name, watermark, state['retraction_seq']) -%}
+        {#- No retraction since the table's last: no day to rebuild, and no query. -#}
+        {%- set retracted_days = [] if heads is not none and heads['retraction_seq'] == state['retraction_seq']
+            else tsdedup.retracted_days(catalog_relation, measurement_name, watermark, state['retraction_seq']) -%}
         {%- if retracted_days -%}
             {#- Retracted chunks had points in these days: they are rebuilt from
                 the raw log, with the days the new chunks touch. -#}
@@ -166,6 +172,9 @@
 {%- if merge.key_times %}, key times: {{ merge.key_times[0] }} to {{ merge.key_times[1] }}{% endif %}{% endif %}
 {%- if merge.mode == 'replace' %}, days: {{ merge.days | join(' ') }}{% endif %}
 {%- if merge.mode in ['merge', 'replace'] %}, tags: {{ tsdedup.comment_json({'names': columns['tags'], 'sort key': shared_key}) }}{% endif %} */
+{%- if heads is not none %}
+{{ tsdedup.log_heads_comment(heads) }}
+{%- endif %}
 with new_points as (
     {#- Points of this measurement whose every column has the established type:
         their place in ingestion order, their values in the struct `point`, and

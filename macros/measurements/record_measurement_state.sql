@@ -4,7 +4,7 @@
     state record in one `alter table`, only if a value changed (decisions
     0020, 0026; _measurements__macros.yml).
 #}
-{% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true) %}
+{% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true, heads=none) %}
     {%- if not vouched and not full_refresh -%}
         {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
         {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', stored) | list -%}
@@ -17,7 +17,10 @@
     {%- endif -%}
     {%- set state = tsdedup.read_measurement_state(relation) -%}
     {%- set start = 0 if full_refresh else (state['watermark'] or 0) -%}
-    {%- set heads = tsdedup.log_heads() -%}
+    {#- The heads the run planned with: its source read every chunk after the
+        watermark it planned from, so the record never claims a chunk it did not
+        read (one the run's lock keeps from landing meanwhile). -#}
+    {%- set heads = heads if heads is not none else tsdedup.log_heads() -%}
     {%- set last = heads['chunk_seq'] -%}
     {%- set record = {
         'measurement': measurement_name,

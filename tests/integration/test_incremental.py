@@ -376,3 +376,40 @@ def test_a_raw_log_from_before_flat_columns_is_read_from_its_maps(workspace: Wor
     # A rebuild reads every chunk, the first ones too: the maps again.
     ws.build("--full-refresh", "--select", "inc")
     assert "tags['host'] as `host`" in check_rows()
+
+
+def test_a_merge_records_the_log_heads_it_planned_with(workspace: Workspace) -> None:
+    """An incremental run asks once where the logs stand, while it plans: the
+    compiled model keeps the answer on its second line, the state record takes
+    the watermark from it without asking again, and with no retraction since
+    the table's last the plan does not look for retracted days."""
+    ws = workspace
+    ws.add_measurement_model("m", "m")
+    # fewer new points than stored rows in the day: a row-level merge
+    ws.land("a.lp", "m,host=a x=1 1\nm,host=b x=1 2\nm,host=d x=1 4\nm,host=e x=1 5\n")
+    ws.build()
+    log = ws.project / "logs" / "dbt.log"
+    before = len(log.read_text(encoding="utf-8"))
+    ws.land("b.lp", "m,host=a x=2 1\nm,host=c x=3 3\n")
+    ws.build()
+    statements = log.read_text(encoding="utf-8")[before:]
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
+    header, heads = (compiled / "m.sql").read_text("utf-8").lstrip().splitlines()[:2]
+    assert header.startswith("/* tsdedup write mode: merge, winner rule: fields"), header
+    assert heads == "/* tsdedup log heads: chunk 2, retraction 0 */"
+    assert statements.count(") as retraction_seq") == 1, "log_heads asked once, by the plan"
+    assert "r.retraction_seq >" not in statements, "no retraction came: no retracted days asked"
+    rows, properties = ws.sql(
+        "select host, x, time_ns from tsdedup.m order by time_ns",
+        "show tblproperties tsdedup.m",
+    )
+    assert rows == [
+        {"host": "a", "x": 2.0, "time_ns": 1},
+        {"host": "b", "x": 1.0, "time_ns": 2},
+        {"host": "c", "x": 3.0, "time_ns": 3},
+        {"host": "d", "x": 1.0, "time_ns": 4},
+        {"host": "e", "x": 1.0, "time_ns": 5},
+    ]
+    record = {p["key"]: p["value"] for p in properties}
+    assert (record["tsdedup.last_chunk_seq"], record["tsdedup.previous_chunk_seq"]) == ("2", "1")
+    assert record["tsdedup.retraction_seq"] == "0"
