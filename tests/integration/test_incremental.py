@@ -238,9 +238,10 @@ def check_runs_without_new_chunks_write_nothing(
     for model in ("inc", "inc_last", *LOG_FED_TABLES):
         assert messages[f"model.tsdedup.{model}"] == "OK (nothing new)", model
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
-    header, reason = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[:2]
+    header, heads, reason = (compiled / "inc.sql").read_text("utf-8").lstrip().splitlines()[:3]
     # the rebuild recorded the table's snapshot: the record is not written again
     assert header == "/* tsdedup write mode: none; state record current */"
+    assert re.fullmatch(r"/\* tsdedup log heads: chunk \d+, retraction 0 \*/", heads), heads
     # found from one query (log_heads), without reading the points or columns
     nothing_landed = r"-- no point, column or retraction after chunk \d+: nothing to write"
     assert re.fullmatch(nothing_landed, reason), reason
