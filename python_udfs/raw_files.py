@@ -8,11 +8,15 @@ and the other points' JSON objects are decoded in Python. :func:`typed_maps`
 gives exactly the maps ``chunk_map`` gives (``tests/unit/test_raw_files.py``).
 
 :func:`partition_dir` names a data file's folder as Spark's partition
-discovery reads it back (Hive-style, ``row_kind=point/measurement=cpu``).
+discovery reads it back (Hive-style,
+``row_kind=point/measurement=cpu/partition_day=2016-01-01``): a point's day is
+the UTC day of its time (:func:`point_days`, decision 0034); other rows have
+none.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import uuid
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -47,9 +52,38 @@ _ESCAPED = frozenset("\"#%'*/:=?\\\x7f{[]^") | frozenset(chr(code) for code in r
 NULL_PARTITION = RESERVED_MEASUREMENT
 
 
-def partition_dir(row_kind: str, measurement: str | None) -> str:
-    """The folder of a data file of one (row_kind, measurement) partition."""
-    return f"row_kind={_escape(row_kind)}/measurement={_escape(measurement)}"
+# Nanoseconds in a day: a point's day partition is floor(time_ns / DAY_NS).
+DAY_NS = 86_400_000_000_000
+_EPOCH = datetime.date(1970, 1, 1)
+
+
+def partition_dir(row_kind: str, measurement: str | None, day: int | None = None) -> str:
+    """The folder of a data file of one (row_kind, measurement, partition_day)
+    partition; ``day`` counts days since 1970-01-01 (None: no day)."""
+    day_text = None if day is None else (_EPOCH + datetime.timedelta(days=day)).isoformat()
+    return (
+        f"row_kind={_escape(row_kind)}/measurement={_escape(measurement)}"
+        f"/partition_day={_escape(day_text)}"
+    )
+
+
+def point_days(table: pa.Table) -> Iterator[tuple[int | None, pa.Table]]:
+    """A point partition's rows by UTC day, in days since 1970-01-01: floor
+    division, so a time before the epoch falls on the day before, as
+    raw_chunks' SQL computes it. A row without a time has no day (None)."""
+    time_ns = table["time_ns"].combine_chunks()
+    days = np.floor_divide(pc.fill_null(time_ns, 0).to_numpy(zero_copy_only=False), DAY_NS)
+    timed = pc.is_valid(time_ns).to_numpy(zero_copy_only=False)
+    if timed.all():
+        found = np.unique(days)
+        if len(found) == 1:
+            yield int(found[0]), table
+            return
+    else:
+        yield None, table.filter(pa.array(~timed))
+        found = np.unique(days[timed])
+    for day in found:
+        yield int(day), table.filter(pa.array(timed & (days == day)))
 
 
 def _escape(value: str | None) -> str:
@@ -85,8 +119,8 @@ def _json_map(text: str | None, value_type: str) -> list[tuple[str, Any]] | None
 
 
 # The raw log's columns as a data file holds them: every column but the
-# partition columns (row_kind, measurement), which Iceberg takes from the
-# file's partition (its folder, when add_files imports it).
+# partition columns (row_kind, measurement, partition_day), which Iceberg takes
+# from the file's partition (its folder, when add_files imports it).
 STORED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("chunk_seq", pa.int64()),
     ("position", pa.int64()),
@@ -201,9 +235,14 @@ def stored_partitions(
     return partitions
 
 
+# A data file's partition: row_kind, measurement and (points only) the day.
+PartitionKey = tuple[str, str | None, int | None]
+
+
 class PartitionWriters:
     """One open Parquet file per partition for everything one task writes
-    (many chunks go to few files, as Spark's fanout writer does). Rows wait
+    (many chunks go to few files, as Spark's fanout writer does); a point
+    partition has a file per day of its points (point_days). Rows wait
     in memory until a partition has ``ROW_GROUP_ROWS`` of them, and are then
     written as one row group: a row group per chunk would make readers of
     the log set up a thousand small reads where Spark's write has a few.
@@ -216,19 +255,23 @@ class PartitionWriters:
     def __init__(self, folder: str, name: str) -> None:
         self.folder = folder
         self.name = name
-        self.writers: dict[tuple[str, str | None], Any] = {}
-        self.waiting: dict[tuple[str, str | None], list[pa.Table]] = {}
-        self.rows: dict[tuple[str, str | None], int] = {}
+        self.writers: dict[PartitionKey, Any] = {}
+        self.waiting: dict[PartitionKey, list[pa.Table]] = {}
+        self.rows: dict[PartitionKey, int] = {}
+        self.files: dict[PartitionKey, int] = {}
         self.written: list[WrittenFile] = []
 
     def write(self, partitions: dict[tuple[str, str | None], pa.Table]) -> None:
-        for key, table in partitions.items():
-            waiting = self.waiting.setdefault(key, [])
-            waiting.append(table)
-            if sum(len(t) for t in waiting) >= ROW_GROUP_ROWS:
-                self._flush(key)
+        for (kind, measurement), table in partitions.items():
+            by_day = point_days(table) if kind == "point" else iter([(None, table)])
+            for day, rows in by_day:
+                key = (kind, measurement, day)
+                waiting = self.waiting.setdefault(key, [])
+                waiting.append(rows)
+                if sum(len(t) for t in waiting) >= ROW_GROUP_ROWS:
+                    self._flush(key)
 
-    def _flush(self, key: tuple[str, str | None]) -> None:
+    def _flush(self, key: PartitionKey) -> None:
         import pyarrow.parquet as pq
 
         waiting = self.waiting.pop(key, [])
@@ -243,7 +286,8 @@ class PartitionWriters:
             self._close(key)
             writer = None
         if writer is None:
-            count = sum(1 for file in self.written if (file.row_kind, file.measurement) == key)
+            count = self.files.get(key, 0)
+            self.files[key] = count + 1
             suffix = f"-{count + 1}" if count else ""
             path = f"{self.folder}/{partition_dir(*key)}/{self.name}{suffix}.parquet"
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -253,14 +297,14 @@ class PartitionWriters:
         writer.write_table(table.select(writer.schema.names), row_group_size=max(len(table), 1))
         self.rows[key] += len(table)
 
-    def _close(self, key: tuple[str, str | None]) -> None:
+    def _close(self, key: PartitionKey) -> None:
         writer = self.writers.pop(key)
         writer.close()
         flat = writer.schema.names[len(STORED_FIELDS) :]
         self.written.append(
             WrittenFile(
                 writer.where,
-                *key,
+                *key[:2],
                 self.rows.pop(key),
                 ";".join(f"{name} {SQL_TYPES[writer.schema.field(name).type]}" for name in flat),
             )

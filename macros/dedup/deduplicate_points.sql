@@ -2,15 +2,16 @@
     One `point` per key (the key columns and `hidden_keys`, NULL equal to
     NULL), the winner by ingestion order `order_by`: per field the last
     non-null value ('fields') or the whole last row ('last_row'). Arguments:
-    _dedup__macros.yml; the one window over the key: decisions 0013, 0024.
+    _dedup__macros.yml; the one window over the key: decisions 0013, 0024;
+    `clustered_by`: decision 0034.
 #}
-{% macro deduplicate_points(relation, key_columns, field_columns, order_by, mode='fields', hidden_keys=[]) %}
+{% macro deduplicate_points(relation, key_columns, field_columns, order_by, mode='fields', hidden_keys=[], clustered_by=[]) %}
     {%- do tsdedup.validate_dedup_mode(mode) -%}
     {%- if not key_columns -%}
         {% do exceptions.raise_compiler_error("deduplicate_points: `key_columns` must list at least the time column") %}
     {%- endif -%}
-    {%- for column in order_by + hidden_keys if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', column) -%}
-        {% do exceptions.raise_compiler_error("deduplicate_points: `order_by` and `hidden_keys` name columns of the relation beside `point`; got '" ~ column ~ "'") %}
+    {%- for column in order_by + hidden_keys + clustered_by if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', column) -%}
+        {% do exceptions.raise_compiler_error("deduplicate_points: `order_by`, `hidden_keys` and `clustered_by` name columns of the relation beside `point`; got '" ~ column ~ "'") %}
     {%- endfor -%}
     {%- set keys = [] -%}
     {%- for column in key_columns -%}
@@ -21,7 +22,7 @@
         {%- do fields.append({'name': column, 'alias': 'field_' ~ loop.index}) -%}
     {%- endfor -%}
     {%- set merged = mode == 'fields' and fields -%}
-    {%- set partition = 'partition by ' ~ (hidden_keys + keys | map(attribute='alias') | list) | join(', ') -%}
+    {%- set partition = 'partition by ' ~ (hidden_keys + keys | map(attribute='alias') | list + clustered_by) | join(', ') -%}
     {%- set newest_first = 'order by ' ~ tsdedup._descending(order_by) -%}
 
     {%- set lines = ['select', '    struct('] -%}
@@ -46,7 +47,7 @@
     {%- do lines.append('        ' ~ ranked | join(',\n        ')) -%}
     {#- No `select *`: a view that selects `*` is created again on every run (view_is_current). -#}
     {%- do lines.extend(['    from (', '        select']) -%}
-    {%- for column in order_by + hidden_keys + ['point'] -%}
+    {%- for column in order_by + hidden_keys + clustered_by + ['point'] -%}
         {%- do lines.append('            ' ~ column ~ ',') -%}
     {%- endfor -%}
     {%- for key in keys -%}

@@ -47,9 +47,21 @@
         {%- set vouched = before['written_snapshot_id'] == before['snapshot_id'] -%}
     {%- endif -%}
     {%- if rebuild -%}
+        {#- A rebuild that reads the raw log's day partitions in place has Spark
+            group the scan by partition, for this statement only (decision 0034). -#}
+        {%- set grouped = {} -%}
+        {%- if tsdedup.day_grouped_comment() in sql -%}
+            {%- for key in tsdedup.day_grouped_settings() -%}
+                {%- do grouped.update({key: tsdedup.spark_setting(key) or 'false'}) -%}
+                {%- do run_query('set `' ~ key ~ '` = true') -%}
+            {%- endfor -%}
+        {%- endif -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
         {%- endcall -%}
+        {%- for key, value in grouped | dictsort -%}
+            {%- do run_query('set `' ~ key ~ '` = ' ~ value) -%}
+        {%- endfor -%}
     {%- elif record_current or header == '/* tsdedup write mode: none */' -%}
         {#- No new point and no new column: the table stays as it is. -#}
         {%- set wrote = false -%}

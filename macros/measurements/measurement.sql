@@ -166,6 +166,11 @@
 {%- elif execute and not merge.active and measurement_name not in var('tsdedup_columns', {}) -%}
     {%- set key_tests = tsdedup.conflicting_column_types(measurement_name) -%}
 {%- endif -%}
+{#- A rebuild that reads flat columns reads the raw log's day partitions in
+    place when it can (decision 0034): the day, row kind and measurement come
+    from the scan as they are, so Spark sees the window's rows already
+    clustered by partition and exchanges none of them. -#}
+{%- set in_place = merge.mode == 'rebuild' and layout is not none and tsdedup.day_grouped_read(measurement_name) -%}
 
 /* tsdedup write mode: {{ merge.mode }}
 {%- if merge.mode == 'merge' %}, winner rule: {{ mode }}, days: {{ merge.match_days | join(' ') }}
@@ -174,6 +179,9 @@
 {%- if merge.mode in ['merge', 'replace'] %}, tags: {{ tsdedup.comment_json({'names': columns['tags'], 'sort key': shared_key}) }}{% endif %} */
 {%- if heads is not none %}
 {{ tsdedup.log_heads_comment(heads) }}
+{%- endif %}
+{%- if in_place %}
+{{ tsdedup.day_grouped_comment() }}
 {%- endif %}
 with new_points as (
     {#- Points of this measurement whose every column has the established type:
@@ -185,7 +193,13 @@ with new_points as (
         struct(
             {{ tsdedup._new_point_items(columns, 'p' if layout is not none else '', layout) | join(',\n            ') }}
         ) as point,
+        {%- if in_place %}
+        p.partition_day,
+        p.row_kind,
+        p.measurement
+        {%- else %}
         to_date({{ tsdedup.time_from_ns(p ~ 'time_ns') }}) as partition_day
+        {%- endif %}
     {%- if layout is none %}
     from {{ points_relation }}
     where
@@ -265,6 +279,7 @@ deduplicated as (
         ['ingestion_order'],
         mode,
         hidden_keys=['partition_day'],
+        clustered_by=['row_kind', 'measurement'] if in_place else [],
     ) | indent(4) }}
 )
 

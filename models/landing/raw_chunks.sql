@@ -37,13 +37,14 @@
         materialized='incremental',
         incremental_strategy='append',
         file_format='iceberg',
-        partition_by=['row_kind', 'measurement'],
+        partition_by=['row_kind', 'measurement', 'partition_day'],
         on_schema_change='fail',
         tblproperties={
             'write.distribution-mode': 'none',
             'write.spark.fanout.enabled': 'true',
             'read.split.open-file-cost': '16777216',
             'tsdedup.flat_columns': 'true',
+            'tsdedup.day_partitions': 'true',
         },
         pre_hook=[
             "{{ tsdedup.missing_raw_columns() }}",
@@ -202,6 +203,12 @@ chunk_rows as (
         {{ tsdedup.chunk_map('r.fields_string', 'string') }} as fields_string,
         {{ tsdedup.chunk_map('r.fields_bool', 'boolean') }} as fields_bool,
         r.time_ns,
+        -- the point's UTC day (86,400 s in nanoseconds), as the table function computes it
+        if(
+            r.row_kind = 'point',
+            date_from_unix_date(cast((r.time_ns - pmod(r.time_ns, 86400000000000)) div 86400000000000 as int)),
+            null
+        ) as partition_day,
         r.time_from_ingest,
         r.line_text,
         r.reject_reason,
@@ -236,6 +243,7 @@ select
     fields_string,
     fields_bool,
     time_ns,
+    partition_day,
     time_from_ingest,
     line_text,
     reject_reason,

@@ -270,7 +270,7 @@ def test_each_node_starts_with_the_settings_a_macro_changes_for_one_statement(
 
         def sql(self, statement: str) -> None:
             key, _, value = statement.removeprefix("set ").partition(" = ")
-            settings[key] = value
+            settings[key.strip("`")] = value
 
     def open_session(parameters: dict[str, str]) -> FakeSession:
         settings.update(parameters)
@@ -287,25 +287,29 @@ def test_each_node_starts_with_the_settings_a_macro_changes_for_one_statement(
     def scoped() -> dict[str, str]:
         return {k: v for k, v in settings.items() if k in adapter_session.NODE_SCOPED_SETTINGS}
 
-    # A node that failed after changing both settings.
+    # A node that failed after changing every setting.
     node(
         {},
         "set spark.sql.shuffle.partitions = 2",
         "set spark.sql.files.maxPartitionBytes = 1099511627776",
+        "set `spark.sql.sources.v2.bucketing.enabled` = true",
+        "set `spark.sql.iceberg.planning.preserve-data-grouping` = true",
     )
     assert scoped() == {
         "spark.sql.shuffle.partitions": "2",
         "spark.sql.files.maxPartitionBytes": "1099511627776",
+        "spark.sql.sources.v2.bucketing.enabled": "true",
+        "spark.sql.iceberg.planning.preserve-data-grouping": "true",
     }
     node({}, "select 1")
     # Back to the value the session started with; Spark's default where it had none.
     assert scoped() == {"spark.sql.shuffle.partitions": "4"}
     # The configuration a session started with is read once.
-    assert conf_reads == ["spark.sql.shuffle.partitions", "spark.sql.files.maxPartitionBytes"]
+    assert conf_reads == list(adapter_session.NODE_SCOPED_SETTINGS)
     node({}, "set spark.sql.shuffle.partitions = 2")
     node({"spark.sql.shuffle.partitions": "3"}, "select 2")
     assert settings["spark.sql.shuffle.partitions"] == "3", "the profile's value"
-    assert len(conf_reads) == 2
+    assert len(conf_reads) == len(adapter_session.NODE_SCOPED_SETTINGS)
 
 
 def test_the_installed_adapter_is_the_one_in_the_project() -> None:

@@ -116,7 +116,7 @@ def _chunk(seq: int, text: str) -> dict[tuple[str, str | None], pa.Table]:
 def test_a_chunk_with_a_new_column_goes_on_in_a_new_file(tmp_path: Path) -> None:
     writers = PartitionWriters(str(tmp_path), "task")
     writers.write(_chunk(1, "m,host=a v=1 1\n"))
-    writers._flush(("point", "m"))  # the first chunk's rows are in the file
+    writers._flush(("point", "m", 0))  # the first chunk's rows are in the file
     writers.write(_chunk(2, "m,host=b,rack=r v=2,w=3i 2\n"))
     writers.write(_chunk(3, "m v=4 3\n"))
     written = [f for f in writers.close() if f.row_kind == "point"]

@@ -6,6 +6,7 @@ reads them."""
 
 from __future__ import annotations
 
+import datetime
 import math
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from python_udfs.chunk_table import MAP_COLUMNS, chunk_parts, chunk_table
 from python_udfs.raw_files import (
@@ -24,6 +26,7 @@ from python_udfs.raw_files import (
     WriteChunks,
     _escape,
     partition_dir,
+    point_days,
     typed_maps,
 )
 from tests.hostile_names import HOSTILE_NAMES
@@ -73,8 +76,14 @@ def test_a_feed_of_many_values_keeps_every_value() -> None:
 
 
 def test_partition_folders_escape_what_spark_escapes() -> None:
-    assert partition_dir("point", "cpu") == "row_kind=point/measurement=cpu"
-    assert partition_dir("chunk", None) == "row_kind=chunk/measurement=__HIVE_DEFAULT_PARTITION__"
+    none = "__HIVE_DEFAULT_PARTITION__"
+    assert (
+        partition_dir("point", "cpu", 0)
+        == "row_kind=point/measurement=cpu/partition_day=1970-01-01"
+    )
+    assert partition_dir("point", "cpu", -1).endswith("/partition_day=1969-12-31")
+    assert partition_dir("point", "cpu", 16801).endswith("/partition_day=2016-01-01")
+    assert partition_dir("chunk", None) == f"row_kind=chunk/measurement={none}/partition_day={none}"
     assert _escape("a/b=c%d") == "a%2Fb%3Dc%25d"
     assert _escape("tab\there") == "tab%09here"
     for name in HOSTILE_NAMES:
@@ -123,7 +132,7 @@ def test_a_task_writes_one_file_per_partition_for_all_its_chunks(
     ]
     for path, kind, measurement, rows, point_columns in written:
         assert Path(path).parent.relative_to(tmp_path / "out") == Path(
-            partition_dir(kind, measurement)
+            partition_dir(kind, measurement, 0 if kind == "point" else None)
         )
         table = pq.read_table(path)
         flat = ["float__v double", "tag__host string"] if kind == "point" else []
@@ -177,6 +186,55 @@ def test_the_yaml_types_of_the_raw_log_are_the_types_python_writes() -> None:
     ]
     declared = {column["name"]: column["data_type"] for column in model["columns"]}
     written = {field.name: _spark_type(field.type) for field in STORED_SCHEMA}
-    partition_columns = {"row_kind", "measurement"}  # from the files' folders
+    # the partition columns come from the files' folders (partition_dir)
+    partition_columns = {"row_kind": "string", "measurement": "string", "partition_day": "date"}
     assert {k: v for k, v in declared.items() if k not in partition_columns} == written
-    assert all(declared[name] == "string" for name in partition_columns)
+    assert {name: declared[name] for name in partition_columns} == partition_columns
+
+
+def test_a_task_writes_each_day_of_points_to_a_file_of_its_own(tmp_path: Path) -> None:
+    day = 86_400_000_000_000
+    content = (
+        f"m,host=a v=1 {-1}\n"  # the last nanosecond before the epoch: 1969-12-31
+        f"m,host=a v=2 0\n"
+        f"m,host=b v=3 {day - 1}\n"
+        f"m,host=a v=4 {day}\n"
+        f"n,host=a v=5 {3 * day + 7}\n"
+    ).encode()
+    path = tmp_path / "a.lp"
+    path.write_bytes(content)
+    function = WriteChunks()
+    args = ("a.lp", f"file:{path}", len(content), 0, None, "ns", 5, "inv", str(tmp_path / "out"))
+    assert list(function.eval(1, *args)) == []
+    written = list(function.terminate())
+    points = {
+        Path(f.path).parent.relative_to(tmp_path / "out").as_posix(): pq.read_table(f.path)
+        for f in written
+        if f.row_kind == "point"
+    }
+    times = {folder: table.column("time_ns").to_pylist() for folder, table in points.items()}
+    assert times == {
+        "row_kind=point/measurement=m/partition_day=1969-12-31": [-1],
+        "row_kind=point/measurement=m/partition_day=1970-01-01": [0, day - 1],
+        "row_kind=point/measurement=m/partition_day=1970-01-02": [day],
+        "row_kind=point/measurement=n/partition_day=1970-01-04": [3 * day + 7],
+    }
+    # rows other than points have no day
+    for f in written:
+        if f.row_kind != "point":
+            assert Path(f.path).parent.name == "partition_day=__HIVE_DEFAULT_PARTITION__"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), min_size=1, max_size=40))
+def test_each_point_goes_to_the_utc_day_of_its_time(times: list[int]) -> None:
+    table = pa.table({"time_ns": pa.array(times, pa.int64()), "i": range(len(times))})
+    seen: list[int] = []
+    for day, rows in point_days(table):
+        assert day is not None
+        for time_ns, i in zip(rows["time_ns"].to_pylist(), rows["i"].to_pylist(), strict=True):
+            # the day as a calendar computes it from the exact time
+            when = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=time_ns // 1000)
+            assert (when.date() - datetime.date(1970, 1, 1)).days == day
+            seen.append(i)
+    assert sorted(seen) == list(range(len(times)))

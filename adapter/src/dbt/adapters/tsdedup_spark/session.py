@@ -22,9 +22,15 @@ from dbt.adapters.spark.session import Connection, Cursor
 from dbt_common.exceptions import DbtRuntimeError
 
 # Changed by a macro for a statement and set back after it: the merge's shuffle
-# partitions (materializations/measurement.sql) and the landing listing's
-# split size (landing/new_landed_files.sql).
-NODE_SCOPED_SETTINGS = ("spark.sql.shuffle.partitions", "spark.sql.files.maxPartitionBytes")
+# partitions and a rebuild's storage-partitioned reading of the raw log
+# (materializations/measurement.sql, decisions 0033 and 0034), and the landing
+# listing's split size (landing/new_landed_files.sql).
+NODE_SCOPED_SETTINGS = (
+    "spark.sql.shuffle.partitions",
+    "spark.sql.files.maxPartitionBytes",
+    "spark.sql.sources.v2.bucketing.enabled",
+    "spark.sql.iceberg.planning.preserve-data-grouping",
+)
 
 
 def open_session(parameters: Mapping[str, str]) -> Any:
