@@ -146,6 +146,11 @@ STORED_SCHEMA = pa.schema(list(STORED_FIELDS))
 _COLUMN_ROW_NAMES = ("measurement", "column_type", "column_name")
 # Rows written to a data file as one row group (see PartitionWriters).
 ROW_GROUP_ROWS = 128 * 1024
+# What one task keeps at most, however many partitions its chunks touch (a
+# backfill of a year is a point partition per day): rows waiting in memory,
+# and open files (see PartitionWriters).
+WAITING_ROWS = 4 * ROW_GROUP_ROWS
+OPEN_FILES = 64
 # How the data files are written (decision 0021, measured): zstd without
 # dictionaries (smaller here, and a third less time), with statistics for
 # the columns a scan may filter on and not for the maps' keys and values.
@@ -250,7 +255,12 @@ class PartitionWriters:
     A point partition's file has the flat columns of every chunk written to
     it (NULL in rows whose chunk has no such column). A chunk that brings a
     flat column the open file lacks closes it, and the partition goes on in
-    a new file with every column so far."""
+    a new file with every column so far.
+
+    Chunks that touch many partitions are bounded too: past ``WAITING_ROWS``
+    rows waiting in all, the partition with the most is written (a smaller
+    row group), and opening a file past ``OPEN_FILES`` closes the one
+    written least recently (its partition goes on in a new file)."""
 
     def __init__(self, folder: str, name: str) -> None:
         self.folder = folder
@@ -260,6 +270,7 @@ class PartitionWriters:
         self.rows: dict[PartitionKey, int] = {}
         self.files: dict[PartitionKey, int] = {}
         self.written: list[WrittenFile] = []
+        self.waiting_rows = 0
 
     def write(self, partitions: dict[tuple[str, str | None], pa.Table]) -> None:
         for (kind, measurement), table in partitions.items():
@@ -268,8 +279,11 @@ class PartitionWriters:
                 key = (kind, measurement, day)
                 waiting = self.waiting.setdefault(key, [])
                 waiting.append(rows)
+                self.waiting_rows += len(rows)
                 if sum(len(t) for t in waiting) >= ROW_GROUP_ROWS:
                     self._flush(key)
+        while self.waiting_rows > WAITING_ROWS:
+            self._flush(max(self.waiting, key=lambda k: sum(len(t) for t in self.waiting[k])))
 
     def _flush(self, key: PartitionKey) -> None:
         import pyarrow.parquet as pq
@@ -277,6 +291,7 @@ class PartitionWriters:
         waiting = self.waiting.pop(key, [])
         if not waiting:
             return
+        self.waiting_rows -= sum(len(t) for t in waiting)
         table = pa.concat_tables(waiting, promote_options="default")
         writer = self.writers.get(key)
         if writer is not None and not set(table.schema.names) <= set(writer.schema.names):
@@ -286,6 +301,8 @@ class PartitionWriters:
             self._close(key)
             writer = None
         if writer is None:
+            if len(self.writers) >= OPEN_FILES:
+                self._close(next(iter(self.writers)))  # the least recently written
             count = self.files.get(key, 0)
             self.files[key] = count + 1
             suffix = f"-{count + 1}" if count else ""
@@ -296,6 +313,7 @@ class PartitionWriters:
         table = pa.concat_tables([writer.schema.empty_table(), table], promote_options="default")
         writer.write_table(table.select(writer.schema.names), row_group_size=max(len(table), 1))
         self.rows[key] += len(table)
+        self.writers[key] = self.writers.pop(key)  # now the most recently written
 
     def _close(self, key: PartitionKey) -> None:
         writer = self.writers.pop(key)

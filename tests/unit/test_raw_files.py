@@ -23,10 +23,14 @@ from python_udfs.raw_files import (
     MAP_TYPES,
     ROW_GROUP_ROWS,
     STORED_SCHEMA,
+    LandedFile,
+    PartitionWriters,
+    Run,
     WriteChunks,
     _escape,
     partition_dir,
     point_days,
+    stored_partitions,
     typed_maps,
 )
 from tests.hostile_names import HOSTILE_NAMES
@@ -238,3 +242,57 @@ def test_each_point_goes_to_the_utc_day_of_its_time(times: list[int]) -> None:
             assert (when.date() - datetime.date(1970, 1, 1)).days == day
             seen.append(i)
     assert sorted(seen) == list(range(len(times)))
+
+
+def test_a_task_bounds_its_waiting_rows_and_open_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backfill whose chunks span many days: a task keeps at most
+    WAITING_ROWS rows in memory and OPEN_FILES files open, and loses no row."""
+    monkeypatch.setattr("python_udfs.raw_files.ROW_GROUP_ROWS", 4)
+    monkeypatch.setattr("python_udfs.raw_files.WAITING_ROWS", 6)
+    monkeypatch.setattr("python_udfs.raw_files.OPEN_FILES", 3)
+    day = 86_400_000_000_000
+    writers = PartitionWriters(str(tmp_path), "task")
+    expected: dict[int, list[int]] = {}
+    opened = []
+    real_writer = pq.ParquetWriter
+
+    def counting_writer(*args: Any, **kwargs: Any) -> Any:
+        opened.append(args[0])
+        return real_writer(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "ParquetWriter", counting_writer)
+    for seq in range(1, 13):
+        # each chunk: two points on each of three days, the days moving on
+        lines = []
+        for d in (seq % 5, seq % 5 + 1, seq % 5 + 2):
+            for i in range(2):
+                time_ns = d * day + seq * 10 + i
+                lines.append(f"m,host=h{seq} v={i} {time_ns}")
+                expected.setdefault(d, []).append(time_ns)
+        writers.write(_chunk(seq, "\n".join(lines) + "\n"))
+        assert writers.waiting_rows <= 6
+        assert sum(len(t) for w in writers.waiting.values() for t in w) == writers.waiting_rows
+        assert len(writers.writers) <= 3
+    written = [f for f in writers.close() if f.row_kind == "point"]
+    found: dict[int, list[int]] = {}
+    for f in written:
+        folder = Path(f.path).parent.name.removeprefix("partition_day=")
+        d = (datetime.date.fromisoformat(folder) - datetime.date(1970, 1, 1)).days
+        times = pq.read_table(f.path).column("time_ns").to_pylist()
+        assert len(times) == f.rows
+        found.setdefault(d, []).extend(times)
+    assert {d: sorted(t) for d, t in found.items()} == {d: sorted(t) for d, t in expected.items()}
+    # more files than days: closed files went on in new ones, each named once
+    assert len(written) > len(expected)
+    opened_points = [path for path in opened if "/row_kind=point/" in path]
+    assert len(set(opened)) == len(opened)
+    assert sorted(opened_points) == sorted(f.path for f in written)
+
+
+def _chunk(seq: int, text: str) -> dict[tuple[str, str | None], pa.Table]:
+    content = text.encode()
+    transport, plain = chunk_parts(f"{seq}.lp", content, "ns", INGEST_NS, typed=True)
+    landed = LandedFile(seq, f"{seq}.lp", f"file:/{seq}.lp", len(content), 0)
+    return stored_partitions(transport, plain, landed, Run(1, "i"))
