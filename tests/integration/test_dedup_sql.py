@@ -56,9 +56,17 @@ def test_the_dedup_orders_by_columns_only(module_scenario_workspace: Workspace) 
     )
     assert refused.code != 0
     assert (
-        "`order_by` and `hidden_keys` name columns of the relation beside `point`;"
-        " got 'chunk_seq * 2'" in refused.stdout + refused.stderr
+        "`order_by`, `hidden_keys` and `clustered_by` name columns of the relation beside"
+        " `point`; got 'chunk_seq * 2'" in refused.stdout + refused.stderr
     )
+    refused = module_scenario_workspace.tsdedup(
+        "compile",
+        "--inline",
+        "{{ tsdedup.deduplicate_points('points', ['time_ns'], [], ['chunk_seq'],"
+        " clustered_by=['day) --']) }}",
+    )
+    assert refused.code != 0
+    assert "got 'day) --'" in refused.stdout + refused.stderr
 
 
 POINTS = """
