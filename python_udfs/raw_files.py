@@ -70,20 +70,24 @@ def partition_dir(row_kind: str, measurement: str | None, day: int | None = None
 def point_days(table: pa.Table) -> Iterator[tuple[int | None, pa.Table]]:
     """A point partition's rows by UTC day, in days since 1970-01-01: floor
     division, so a time before the epoch falls on the day before, as
-    raw_chunks' SQL computes it. A row without a time has no day (None)."""
+    raw_chunks' SQL computes it. A row without a time has no day (None).
+    Rows keep their order within a day."""
     time_ns = table["time_ns"].combine_chunks()
     days = np.floor_divide(pc.fill_null(time_ns, 0).to_numpy(zero_copy_only=False), DAY_NS)
     timed = pc.is_valid(time_ns).to_numpy(zero_copy_only=False)
-    if timed.all():
-        found = np.unique(days)
-        if len(found) == 1:
-            yield int(found[0]), table
-            return
-    else:
+    if not timed.all():
         yield None, table.filter(pa.array(~timed))
-        found = np.unique(days[timed])
-    for day in found:
-        yield int(day), table.filter(pa.array(timed & (days == day)))
+        table, days = table.filter(pa.array(timed)), days[timed]
+    if len(days) and (days == days[0]).all():  # the usual chunk: one day
+        yield int(days[0]), table
+        return
+    # One stable sort, then a slice per day (not a filter of every row per day).
+    order = np.argsort(days, kind="stable")
+    found, starts = np.unique(days[order], return_index=True)
+    ordered = table.take(pa.array(order))
+    ends = [*starts[1:], len(order)]
+    for day, start, end in zip(found, starts, ends, strict=True):
+        yield int(day), ordered.slice(int(start), int(end - start))
 
 
 def _escape(value: str | None) -> str:
