@@ -3,5 +3,5 @@
     (so a point's `time` and its day partition never move to a later day).
 #}
 {% macro time_from_ns(time_ns_column) %}
-    {{- return('timestamp_micros((' ~ time_ns_column ~ ' - pmod(' ~ time_ns_column ~ ', 1000)) div 1000)') -}}
+    {{- return('timestamp_micros(' ~ tsdedup.floor_div(time_ns_column, 1000) ~ ')') -}}
 {% endmacro %}

@@ -206,7 +206,7 @@ chunk_rows as (
         -- the point's UTC day (86,400 s in nanoseconds), as the table function computes it
         if(
             r.row_kind = 'point',
-            date_from_unix_date(cast((r.time_ns - pmod(r.time_ns, 86400000000000)) div 86400000000000 as int)),
+            date_from_unix_date(cast({{ tsdedup.floor_div('r.time_ns', 86400000000000) }} as int)),
             null
         ) as partition_day,
         r.time_from_ingest,

@@ -163,8 +163,15 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
         "select * from tsdedup.hostile",
         "select length(s) as n, sha2(s, 256) as sha from tsdedup.big",
         "select * from tsdedup.injection",
+        "select time_ns, date_format(`time`, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as shown"
+        " from tsdedup.hostile where host = 't'",
+        "select time_ns, cast(partition_day as string) as day from tsdedup.raw_chunks"
+        " where row_kind = 'point' and measurement = 'hostile' and tags['host'] = 't'",
     )
-    good_rows, good_files, tables, first_chunk, y, rejects, accounting, hostile, big, inj = after
+    good_rows, good_files, tables, first_chunk, y, rejects, accounting, hostile, big, inj = after[
+        :10
+    ]
+    shown_times, log_days = after[10:]
 
     # Nothing else changed: the good table (rows and files), the tables of the
     # schema, the first chunk's rows, and the table `y` the names talk about.
@@ -219,6 +226,16 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
     assert named[INJECTION] == f"tag {INJECTION}"
     times = {r["time_ns"] for r in hostile if r["host"] == "t"}
     assert times == {2**63 - 1, -(2**63)}
+    # The ends of the 64-bit range: `time` rounded towards the past, and the
+    # raw log's day, without overflow.
+    assert {r["time_ns"]: r["shown"] for r in shown_times} == {
+        2**63 - 1: "2262-04-11 23:47:16.854775",
+        -(2**63): "1677-09-21 00:12:43.145224",
+    }
+    assert {r["time_ns"]: r["day"] for r in log_days} == {
+        2**63 - 1: "2262-04-11",
+        -(2**63): "1677-09-21",
+    }
     assert big == [{"n": len(BIG), "sha": hashlib.sha256(BIG.encode()).hexdigest()}]
     assert [without_time(r) for r in inj] == [
         {INJECTION + " tag": INJECTION, INJECTION: 1.0, "time_ns": DAY0}

@@ -91,6 +91,9 @@ def landed_file(seed: int) -> str:
         # longer than Jackson's default limit for one JSON string (20 M characters)
         f'strs,host=big s="{"x" * 20_000_001}" 5',
         "vals v=1 9223372036854775807",
+        # the first partial day of the 64-bit range: its day without overflow
+        "vals v=1 -9223372036854775808",
+        "vals v=1 -9223372036854775001",
         "not a point",
         "",
         "# comment",
