@@ -271,6 +271,7 @@ class PartitionWriters:
         self.name = name
         self.writers: dict[PartitionKey, Any] = {}
         self.waiting: dict[PartitionKey, list[pa.Table]] = {}
+        self.waiting_counts: dict[PartitionKey, int] = {}  # rows in each partition's waiting
         self.rows: dict[PartitionKey, int] = {}
         self.files: dict[PartitionKey, int] = {}
         self.written: list[WrittenFile] = []
@@ -281,21 +282,21 @@ class PartitionWriters:
             by_day = point_days(table) if kind == "point" else iter([(None, table)])
             for day, rows in by_day:
                 key = (kind, measurement, day)
-                waiting = self.waiting.setdefault(key, [])
-                waiting.append(rows)
+                self.waiting.setdefault(key, []).append(rows)
+                self.waiting_counts[key] = self.waiting_counts.get(key, 0) + len(rows)
                 self.waiting_rows += len(rows)
-                if sum(len(t) for t in waiting) >= ROW_GROUP_ROWS:
+                if self.waiting_counts[key] >= ROW_GROUP_ROWS:
                     self._flush(key)
         while self.waiting_rows > WAITING_ROWS:
-            self._flush(max(self.waiting, key=lambda k: sum(len(t) for t in self.waiting[k])))
+            self._flush(max(self.waiting_counts, key=self.waiting_counts.__getitem__))
 
     def _flush(self, key: PartitionKey) -> None:
         import pyarrow.parquet as pq
 
         waiting = self.waiting.pop(key, [])
+        self.waiting_rows -= self.waiting_counts.pop(key, 0)
         if not waiting:
             return
-        self.waiting_rows -= sum(len(t) for t in waiting)
         table = pa.concat_tables(waiting, promote_options="default")
         writer = self.writers.get(key)
         if writer is not None and not set(table.schema.names) <= set(writer.schema.names):

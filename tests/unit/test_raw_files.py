@@ -274,6 +274,9 @@ def test_a_task_bounds_its_waiting_rows_and_open_files(
         writers.write(_chunk(seq, "\n".join(lines) + "\n"))
         assert writers.waiting_rows <= 6
         assert sum(len(t) for w in writers.waiting.values() for t in w) == writers.waiting_rows
+        assert writers.waiting_counts == {
+            key: sum(len(t) for t in w) for key, w in writers.waiting.items()
+        }
         assert len(writers.writers) <= 3
     written = [f for f in writers.close() if f.row_kind == "point"]
     found: dict[int, list[int]] = {}
