@@ -197,3 +197,24 @@ def test_python_and_macro_quoting_write_the_same_sql(
         module_scenario_workspace, inline, "--vars", json.dumps({"quoting_values": values})
     )
     assert json.loads(text) == [[string_literal(v), quote_identifier(v)] for v in values]
+
+
+def test_floor_div_rounds_towards_the_past_without_overflow(
+    module_scenario_workspace: Workspace,
+) -> None:
+    ws = module_scenario_workspace
+    column = squash(compiled(ws, "{{ tsdedup.floor_div('t.x', 1000) }}"))
+    assert column == "(t.x div 1000 - if(t.x % 1000 < 0, 1, 0))"
+    expression = squash(compiled(ws, "{{ tsdedup.floor_div('a + b', 7) }}"))
+    assert expression == "((a + b) div 7 - if((a + b) % 7 < 0, 1, 0))"
+    pairs = [(-(2**63), 0), (2**63 - 1, 0), (-(2**63) + 6, 1), (-1, 0), (-7, 0), (-8, 1)]
+    pairs += [(0, 0), (6, 0), (7, 0), (-3, -4), (2**62, 2**62 - 1)]
+    values = ", ".join(f"(cast({a} as bigint), cast({b} as bigint))" for a, b in pairs)
+    (rows,) = ws.sql(f"select a, b, {expression} as q from values {values} as t(a, b)")
+    assert {(r["a"], r["b"]): r["q"] for r in rows} == {(a, b): (a + b) // 7 for a, b in pairs}
+    for divisor in ("0", "-5", "1.5", "'1000'"):
+        refused = ws.tsdedup("compile", "--inline", f"{{{{ tsdedup.floor_div('x', {divisor}) }}}}")
+        assert refused.code != 0, divisor
+        assert "tsdedup.floor_div: the divisor must be a positive integer" in (
+            refused.stdout + refused.stderr
+        ), divisor
