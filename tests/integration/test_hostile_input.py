@@ -168,10 +168,20 @@ def test_hostile_files_get_their_outcome_and_nothing_else_changes(workspace: Wor
         "select time_ns, cast(partition_day as string) as day from tsdedup.raw_chunks"
         " where row_kind = 'point' and measurement = 'hostile' and tags['host'] = 't'",
     )
-    good_rows, good_files, tables, first_chunk, y, rejects, accounting, hostile, big, inj = after[
-        :10
-    ]
-    shown_times, log_days = after[10:]
+    (
+        good_rows,
+        good_files,
+        tables,
+        first_chunk,
+        y,
+        rejects,
+        accounting,
+        hostile,
+        big,
+        inj,
+        shown_times,
+        log_days,
+    ) = after
 
     # Nothing else changed: the good table (rows and files), the tables of the
     # schema, the first chunk's rows, and the table `y` the names talk about.
