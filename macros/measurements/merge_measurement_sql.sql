@@ -39,8 +39,15 @@ on
     -- by the series hashes, only new points of these times may share a key with a stored row
     and t.time_ns between {{ key_times[0] }} and {{ key_times[1] }}
     {%- endif %}
+    {#- The key in the table's write order: Spark's join sorts both sides by
+        its keys in the order they are written here, so the rows reach the
+        write's own sort (by file and position, then the write order) already
+        in order (decision 0031). #}
+    {%- for tag in key %}
+    and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
+    {%- endfor %}
     and t.time_ns = s.time_ns
-    {%- for tag in tags %}
+    {%- for tag in tags | reject('in', key) %}
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
     {%- endfor %}
 {%- set columns = names | reject('equalto', 'series_hash') | list %}

@@ -191,6 +191,17 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     )
     assert "merge into" in executed
     assert f"and t.time_ns between {DAY0} and {DAY0 + 4 * MINUTE}\n" in executed
+    # The join's keys in the table's write order (odd tag, host, time), so the
+    # join's sorted rows reach the write's own sort already in order.
+    key_order = [
+        executed.index(condition)
+        for condition in (
+            "and t.`we``ird */ tag /*` <=> s.`we``ird */ tag /*`\n",
+            "and t.`host` <=> s.`host`\n",
+            "and t.time_ns = s.time_ns\n",
+        )
+    ]
+    assert key_order == sorted(key_order)
     # Both tables' merges were written by the joining tasks, without an
     # exchange that hands a day's rows to one task.
     run_sql = ws.project / "target/run/tsdedup/models/measurements"
