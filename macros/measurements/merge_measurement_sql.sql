@@ -42,7 +42,7 @@ on
     {#- The key in the table's write order: Spark's join sorts both sides by
         its keys in the order they are written here, so the rows reach the
         write's own sort (by file and position, then the write order) already
-        in order (decision 0031). #}
+        in order (decision 0035). #}
     {%- for tag in key %}
     and t.{{ tsdedup.quote_identifier(tag) }} <=> s.{{ tsdedup.quote_identifier(tag) }}
     {%- endfor %}
