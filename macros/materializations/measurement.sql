@@ -91,7 +91,7 @@
         {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
         {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
             meta.get('tsdedup_dedup_mode', 'fields'), rebuild, wrote, vouched,
-            none if rebuild else tsdedup.planned_log_heads()) -%}
+            tsdedup.planned_log_heads()) -%}
     {%- endif -%}
 
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}

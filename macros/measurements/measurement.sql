@@ -60,9 +60,18 @@
                 ~ "select * from " ~ this ~ " where false\n"
             ) }}
         {%- endif -%}
+    {%- elif execute and config.get('materialized') != 'unit' -%}
+        {#- A rebuild, or a table without a watermark: the logs' heads only. -#}
+        {%- set heads = tsdedup.log_heads() -%}
+        {%- if heads['chunk_seq'] == 0 -%}
+            {#- An empty chunk catalog: nothing bounds the read (the raw log is
+                read whole, as the catalog has not been built yet). -#}
+            {%- set heads = none -%}
+        {%- endif -%}
     {%- endif -%}
     {%- do tsdedup.require_current_column_catalog(measurement_name, watermark or 0) -%}
-    {%- set columns = tsdedup.measurement_columns(measurement_name) -%}
+    {#- The column catalog's rows came with the log heads, when asked. -#}
+    {%- set columns = tsdedup.measurement_columns(measurement_name, (heads or {}).get('columns')) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}
     {%- endif -%}
@@ -78,7 +87,7 @@
             {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
             {%- set watermark = 0 -%}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state, columns['tags']) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state, columns['tags'], heads) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
         {#- Without a recorded watermark the table may hold any chunk: overwrite
@@ -123,7 +132,19 @@
     {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
     {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
     {%- set shared_key = none -%}
-    {%- if columns['tags'] -%}
+    {%- set catalog_days = (heads or {}).get('days') -%}
+    {%- if columns['tags'] and merge.active and catalog_days is not none
+        and merge.days | reject('in', catalog_days | map(attribute='day') | list) | list | length == 0 -%}
+        {#- The days' sort keys after the last new chunk, from the chunk catalog
+            rows log_heads read: sort_keys' own rule (decision 0036). -#}
+        {%- set keys = [] -%}
+        {%- for day in catalog_days if day['day'] in merge.days -%}
+            {%- do keys.append(day['partition_key']) -%}
+        {%- endfor -%}
+        {%- if keys and keys | map('tojson') | unique | list | length == 1 -%}
+            {%- set shared_key = keys[0] | reject('equalto', 'time') | select('in', columns['tags']) | list -%}
+        {%- endif -%}
+    {%- elif columns['tags'] -%}
         {%- set shared_key = tsdedup.shared_sort_key(sort_keys_relation, measurement_name, columns['tags'], merge.days if merge.active else none) -%}
     {%- endif -%}
     {%- if merge.mode == 'merge' and columns['tags'] and shared_key is none -%}
@@ -215,6 +236,10 @@ with new_points as (
         )
         {%- elif merge.active %}
         and {{ p }}chunk_seq > {{ merge.after_chunk }}
+        {%- endif %}
+        {%- if heads is not none %}
+        -- the chunks the catalog lists: the table holds none after its watermark (decision 0036)
+        and {{ p }}chunk_seq <= {{ heads['chunk_seq'] }}
         {%- endif %}
         {%- if layout is not none %}
         {%- if conflicting %}

@@ -12,5 +12,6 @@
         'retraction_seq': 'tsdedup.retraction_seq',
         'series_hash_column': 'tsdedup.series_hash_column',
         'written_snapshot_id': 'tsdedup.written_snapshot_id',
+        'chunks_bounded': 'tsdedup.chunks_bounded',
     }) }}
 {% endmacro %}

@@ -4,7 +4,7 @@
     _measurements__macros.yml; the rules: docs/internals.md, "The write
     modes" (decisions 0008, 0026).
 #}
-{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags) %}
+{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags, heads=none) %}
     {%- if not execute -%}
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none}) }}
     {%- endif -%}
@@ -56,9 +56,35 @@
     {%- set overlapping_in_time = [] -%}
     {%- set counts = {} -%}
     {%- set new_times = {} -%}
-    {%- for row in run_query(sql).rows -%}
+    {#- Each touched day as [day, overlapping, new points, stored rows, new
+        points' first and last time_ns]: from the chunk catalog rows log_heads
+        read when the table holds just the chunks up to its watermark (its
+        record says so and it is at the snapshot the record names), else from
+        the stored data files' bounds (decision 0036). -#}
+    {%- set days = (heads or {}).get('days') -%}
+    {%- set from_catalog = days is not none and after_chunk > 0 and state['chunks_bounded']
+        and state['written_snapshot_id'] == state['snapshot_id']
+        and days | selectattr('incomplete_rows', 'gt', 0) | list | length == 0 -%}
+    {%- set rows = [] -%}
+    {%- if from_catalog -%}
+        {%- for day in days -%}
+            {#- The chunks before the new ones span at least the stored rows'
+                times, and count at least as many points. -#}
+            {%- do rows.append([
+                day['day'],
+                day['stored_rows'] > 0 and day['stored_min_time_ns'] <= day['new_max_time_ns']
+                    and day['stored_max_time_ns'] >= day['new_min_time_ns'],
+                day['new_points'], day['stored_points'], day['new_min_time_ns'], day['new_max_time_ns'],
+            ]) -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- for row in run_query(sql).rows -%}
+            {%- do rows.append([row[0], row[1] > 0, row[2], row[3], row[4], row[5]]) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- for row in rows -%}
         {%- do plan['days'].append(row[0]) -%}
-        {%- if row[1] > 0 -%}
+        {%- if row[1] -%}
             {%- do overlapping_in_time.append(row[0]) -%}
             {%- do counts.update({row[0]: (row[2] or 0, row[3])}) -%}
             {%- do new_times.update({row[0]: (row[4], row[5])}) -%}

@@ -13,7 +13,7 @@
     } -%}
     {%- for field, key in keys.items() -%}
         {%- set value = properties.get(key) -%}
-        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'series_hash_column', 'written_snapshot_id'] -%}
+        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'series_hash_column', 'written_snapshot_id', 'chunks_bounded'] -%}
             {%- set value = value | int -%}
         {%- endif -%}
         {%- do state.update({field: value}) -%}
@@ -21,6 +21,7 @@
     {%- do state.update({
         'previous_watermark': state['previous_watermark'] or 0,
         'retraction_seq': state['retraction_seq'] or 0,
+        'chunks_bounded': state['chunks_bounded'] == 'true',
     }) -%}
     {{ return(state) }}
 {% endmacro %}

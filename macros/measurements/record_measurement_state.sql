@@ -5,6 +5,10 @@
     0020, 0026; _measurements__macros.yml).
 #}
 {% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true, heads=none) %}
+    {#- Planned heads bound what the run read (chunk_seq <= the head): the
+        table holds no chunk after its watermark while every write since its
+        last rebuild was bounded, and nobody else wrote it (decision 0036). -#}
+    {%- set bounded = heads is not none -%}
     {%- if not vouched and not full_refresh -%}
         {%- set stored = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
         {%- set tags = tsdedup.measurement_columns(measurement_name)['tags'] | select('in', stored) | list -%}
@@ -21,6 +25,7 @@
         watermark it planned from, so the record never claims a chunk it did not
         read (one the run's lock keeps from landing meanwhile). -#}
     {%- set heads = heads if heads is not none else tsdedup.log_heads() -%}
+    {%- set bounded = bounded and (full_refresh or (state['chunks_bounded'] and vouched)) -%}
     {%- set last = heads['chunk_seq'] -%}
     {%- set record = {
         'measurement': measurement_name,
@@ -30,6 +35,7 @@
         'retraction_seq': heads['retraction_seq'],
         'series_hash_column': 'series_hash',
         'written_snapshot_id': state['snapshot_id'],
+        'chunks_bounded': 'true' if bounded else 'false',
     } -%}
     {%- set wanted = {} -%}
     {%- for field, key in tsdedup.measurement_state_properties().items() -%}

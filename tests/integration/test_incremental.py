@@ -414,3 +414,75 @@ def test_a_merge_records_the_log_heads_it_planned_with(workspace: Workspace) -> 
     record = {p["key"]: p["value"] for p in properties}
     assert (record["tsdedup.last_chunk_seq"], record["tsdedup.previous_chunk_seq"]) == ("2", "1")
     assert record["tsdedup.retraction_seq"] == "0"
+
+
+def test_the_plan_reads_the_chunk_catalog_while_the_table_holds_only_its_chunks(
+    workspace: Workspace,
+) -> None:
+    """Each write reads only the chunks the chunk catalog lists, so a table
+    whose every write since its rebuild did so, and that nobody else wrote,
+    holds no chunk after its watermark: its state record says so, and the
+    plan takes the stored side of the days from the catalog's rows, without
+    Iceberg's `files`. A rebuild while the catalog lags the raw log leaves
+    the uncatalogued chunk to the next run, which merges it once. A table
+    whose record does not say so is planned from its data files."""
+    ws = workspace
+    ws.add_measurement_model("m", "m")
+    day = 86_400_000_000_000
+    ws.land("a.lp", "m,host=a x=1 1\nm,host=b x=1 2\nm,host=d x=1 4\nm,host=e x=1 5\n")
+    ws.build()
+    log = ws.project / "logs" / "dbt.log"
+    compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements" / "m.sql"
+
+    def record() -> dict[str, object]:
+        (properties,) = ws.sql("show tblproperties tsdedup.m")
+        return {p["key"]: p["value"] for p in properties}
+
+    def build_statements(*args: str) -> str:
+        before = len(log.read_text(encoding="utf-8"))
+        ws.build(*args)
+        return log.read_text(encoding="utf-8")[before:]
+
+    assert record()["tsdedup.chunks_bounded"] == "true"
+    build_statements()
+    assert "nothing to write" in compiled.read_text("utf-8")
+    ws.land("b.lp", "m,host=a x=2 1\nm,host=c x=3 3\n")
+    statements = build_statements()
+    header = compiled.read_text("utf-8").lstrip().splitlines()[0]
+    assert header.startswith("/* tsdedup write mode: merge"), header
+    assert "tsdedup.m.files" not in statements, "the stored side came from the catalog"
+    assert "and p.chunk_seq <= 2" in compiled.read_text("utf-8")
+    assert record()["tsdedup.chunks_bounded"] == "true"
+
+    # The raw log takes a chunk the catalog does not list yet: the rebuild
+    # stops at the catalog's last.
+    ws.land("c.lp", f"m,host=f x=6 {2 * day + 1}\nm,host=a x=7 1\n")
+    ws.tsdedup("run", "--select", "raw_chunks").check()
+    ws.build("--full-refresh", "--select", "m")
+    assert "and p.chunk_seq <= 2" in compiled.read_text("utf-8")
+    (rows,) = ws.sql("select host, x, time_ns from tsdedup.m order by time_ns")
+    assert [r["time_ns"] for r in rows] == [1, 2, 3, 4, 5]
+    assert (record()["tsdedup.last_chunk_seq"], record()["tsdedup.chunks_bounded"]) == ("2", "true")
+    # The next run catalogues chunk 3 and writes its points once: a new day
+    # appended, the stored key merged.
+    ws.build()
+    (rows,) = ws.sql("select host, x, time_ns from tsdedup.m order by time_ns, host")
+    assert [(r["host"], r["x"], r["time_ns"]) for r in rows] == [
+        ("a", 7.0, 1),
+        ("b", 1.0, 2),
+        ("c", 3.0, 3),
+        ("d", 1.0, 4),
+        ("e", 1.0, 5),
+        ("f", 6.0, 2 * day + 1),
+    ]
+
+    # A record that does not vouch for the chunks (a table recorded before
+    # it could): the plan reads the stored data files' bounds, and the record
+    # does not vouch after the write either.
+    ws.sql("alter table tsdedup.m set tblproperties ('tsdedup.chunks_bounded' = 'false')")
+    ws.land("d.lp", "m,host=b x=8 2\n")
+    statements = build_statements()
+    assert "tsdedup.m.files" in statements
+    assert record()["tsdedup.chunks_bounded"] == "false"
+    (rows,) = ws.sql("select host, x from tsdedup.m where time_ns = 2")
+    assert rows == [{"host": "b", "x": 8.0}]
