@@ -70,8 +70,11 @@
         {%- endif -%}
     {%- endif -%}
     {%- do tsdedup.require_current_column_catalog(measurement_name, watermark or 0) -%}
-    {#- The column catalog's rows came with the log heads, when asked. -#}
-    {%- set columns = tsdedup.measurement_columns(measurement_name, (heads or {}).get('columns')) -%}
+    {#- Something is new: the columns and the days the new chunks touch, in
+        one query of the catalogs (decision 0036). -#}
+    {%- set planned = tsdedup.new_chunk_days(measurement_name, watermark) if watermark is not none
+        else {'columns': none, 'layout_rows': none, 'days': none} -%}
+    {%- set columns = tsdedup.measurement_columns(measurement_name, planned['columns']) -%}
     {%- if execute and not columns['fields'] -%}
         {{ log("tsdedup: measurement '" ~ measurement_name ~ "' has no points yet", info=True) }}
     {%- endif -%}
@@ -87,7 +90,7 @@
             {{ log("tsdedup: " ~ this ~ " has no watermark (tsdedup.last_chunk_seq; a run stopped before recording it): merging every chunk into it", info=True) }}
             {%- set watermark = 0 -%}
         {%- endif -%}
-        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state, columns['tags'], heads) -%}
+        {%- set plan = tsdedup.plan_measurement_write(this, catalog_relation, measurement_name, watermark, state, columns['tags'], planned['days'], planned['layout_rows']) -%}
         {%- set merge.active = true -%}
         {%- set merge.after_chunk = watermark -%}
         {#- Without a recorded watermark the table may hold any chunk: overwrite
@@ -132,11 +135,11 @@
     {%- set tag_columns = tsdedup.quote_identifiers(columns['tags']) -%}
     {%- set field_columns = tsdedup.quote_identifiers(columns['fields'] | map(attribute='name') | list) -%}
     {%- set shared_key = none -%}
-    {%- set catalog_days = (heads or {}).get('days') -%}
+    {%- set catalog_days = planned['days'] -%}
     {%- if columns['tags'] and merge.active and catalog_days is not none
         and merge.days | reject('in', catalog_days | map(attribute='day') | list) | list | length == 0 -%}
         {#- The days' sort keys after the last new chunk, from the chunk catalog
-            rows log_heads read: sort_keys' own rule (decision 0036). -#}
+            rows new_chunk_days read: sort_keys' own rule (decision 0036). -#}
         {%- set keys = [] -%}
         {%- for day in catalog_days if day['day'] in merge.days -%}
             {%- do keys.append(day['partition_key']) -%}
@@ -170,9 +173,10 @@
 {%- set conflicting = [] -%}
 {%- if merge.active and merge.mode != 'replace' and 'layout' in plan -%}
     {%- set layout = plan['layout'] -%}
+{%- elif merge.mode != 'none' and merge.active and merge.mode != 'replace' -%}
+    {%- set layout = tsdedup.point_layout(measurement_name, merge.after_chunk, planned['layout_rows']) -%}
 {%- elif merge.mode != 'none' -%}
-    {%- set layout = tsdedup.point_layout(
-        measurement_name, merge.after_chunk if merge.active and merge.mode != 'replace' else 0) -%}
+    {%- set layout = tsdedup.point_layout(measurement_name, 0) -%}
 {%- endif -%}
 {%- if layout is not none -%}
     {%- set established = {'tag': columns['tags']} -%}

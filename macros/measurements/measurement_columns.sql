@@ -1,6 +1,6 @@
 {#
     The columns of a measurement from the column catalog, or from its rows
-    as log_heads read them: tags and fields with their types, ordered by name
+    as new_chunk_days read them: tags and fields with their types, ordered by name
     (or as pinned in var('tsdedup_columns')). Returns {'tags': [...], 'fields': [{name, type}]}.
 #}
 {% macro measurement_columns(measurement_name, catalog_rows=none) %}

@@ -4,7 +4,7 @@
     _measurements__macros.yml; the rules: docs/internals.md, "The write
     modes" (decisions 0008, 0026).
 #}
-{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags, heads=none) %}
+{% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags, new_days=none, layout_rows=none) %}
     {%- if not execute -%}
         {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none}) }}
     {%- endif -%}
@@ -57,11 +57,11 @@
     {%- set counts = {} -%}
     {%- set new_times = {} -%}
     {#- Each touched day as [day, overlapping, new points, stored rows, new
-        points' first and last time_ns]: from the chunk catalog rows log_heads
-        read when the table holds just the chunks up to its watermark (its
+        points' first and last time_ns]: from the chunk catalog rows
+        new_chunk_days read when the table holds just the chunks up to its watermark (its
         record says so and it is at the snapshot the record names), else from
         the stored data files' bounds (decision 0036). -#}
-    {%- set days = (heads or {}).get('days') -%}
+    {%- set days = new_days -%}
     {%- set from_catalog = days is not none and after_chunk > 0 and state['chunks_bounded']
         and state['written_snapshot_id'] == state['snapshot_id']
         and days | selectattr('incomplete_rows', 'gt', 0) | list | length == 0 -%}
@@ -92,7 +92,7 @@
     {%- endfor -%}
     {%- if overlapping_in_time and hashes_trusted -%}
         {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
-        {%- set layout = tsdedup.point_layout(measurement_name, after_chunk) -%}
+        {%- set layout = tsdedup.point_layout(measurement_name, after_chunk, layout_rows) -%}
         {%- do plan.update({'layout': layout}) -%}
         {%- set key_sql -%}
         with new_keys as (

@@ -2,38 +2,17 @@
     Where a measurement's points keep their values: each column the chunks
     after `after_chunk` write and the raw log's flat column that holds it, or
     none when the maps must be read (decision 0025; _measurements__macros.yml).
+    `rows` are the answer to point_layout_sql when another query asked it
+    (new_chunk_days, decision 0036).
 #}
-{% macro point_layout(measurement_name, after_chunk=0) %}
-    {%- if not execute or not var('tsdedup_read_flat_columns', true)
-        or measurement_name in var('tsdedup_columns', {}) -%}
+{% macro point_layout(measurement_name, after_chunk=0, rows=none) %}
+    {%- set sql = tsdedup.point_layout_sql(measurement_name, after_chunk) -%}
+    {%- if sql is none -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set raw = ref('raw_chunks') -%}
-    {%- set cached = adapter.get_relation(raw.database, raw.schema, raw.identifier) -%}
-    {#- (A log this run created has no information cached, and the column.) -#}
-    {%- if cached is none or (cached.information and 'tsdedup.flat_columns=true' not in cached.information) -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set sql -%}
-        select
-            c.column_type,
-            c.column_name,
-            min(c.flat_column) as flat_column,
-            count(*) - count(c.flat_column) as chunks_without,
-            count(distinct c.flat_column) as flat_columns
-        from {{ raw }} as c
-        left anti join {{ source('tsdedup_runs', 'retracted_chunks') }} as r
-            on c.chunk_seq = r.chunk_seq
-        where
-            c.row_kind = 'column'
-            and c.measurement = {{ tsdedup.string_literal(measurement_name) }}
-            {%- if after_chunk %}
-            and c.chunk_seq > {{ after_chunk }}
-            {%- endif %}
-        group by c.column_type, c.column_name
-    {%- endset -%}
     {%- set layout = {} -%}
-    {%- for row in run_query(sql).rows -%}
+    {%- for row in (rows if rows is not none else run_query(sql).rows) -%}
         {%- if row['chunks_without'] > 0 or row['flat_columns'] != 1 -%}
             {{ return(none) }}
         {%- endif -%}

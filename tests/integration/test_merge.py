@@ -256,14 +256,16 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
         return len(re.findall(r"On model\.tsdedup\.mg: /\* \{[^\n]*\*/\s*" + statement, run_3_log))
 
     # Each thing is asked once: the state record by the model, before the
-    # write and after it; the logs' heads by the model, whose one query also
-    # brings the columns, the days' shared sort key and the stored side of the
-    # days, from the catalogs (decision 0036): neither the column catalog on its
-    # own, nor sort_keys, nor Iceberg's files is asked. The write-mode header
-    # hands the columns and the key to the merge.
+    # write and after it; the columns, the new chunks' column rows and the
+    # days the new chunks touch by the model, in one query (new_chunk_days),
+    # from which it takes the days' shared sort key and their stored side
+    # (decision 0036): neither the column catalog on its own, nor sort_keys,
+    # nor Iceberg's files is asked. The write-mode header hands the columns
+    # and the key to the merge.
     assert asked(r"show tblproperties tsdedup\.mg\b") == 3
-    assert asked(r"with heads as") == 1
+    assert asked(r"with columns as") == 1
     assert asked("select column_name, column_type") == 0
+    assert asked(r"select\s+c\.column_type") == 0, "no point layout query of its own"
     assert asked(r"select\s+count\(distinct partition_key\)") == 0
     assert "from tsdedup.mg.files" not in run_3_log
     assert "alter table tsdedup.mg write" not in run_3_log
