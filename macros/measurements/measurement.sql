@@ -70,8 +70,8 @@
         {%- endif -%}
     {%- endif -%}
     {%- do tsdedup.require_current_column_catalog(measurement_name, watermark or 0) -%}
-    {#- Something is new: the columns and the days the new chunks touch, in
-        one query of the catalogs (decision 0036). -#}
+    {#- Something is new: the columns, the new chunks' column rows and the
+        days they touch, in one query (new_chunk_days, decision 0036). -#}
     {%- set planned = tsdedup.new_chunk_days(measurement_name, watermark) if watermark is not none
         else {'columns': none, 'layout_rows': none, 'days': none} -%}
     {%- set columns = tsdedup.measurement_columns(measurement_name, planned['columns']) -%}

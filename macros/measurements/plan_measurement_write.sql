@@ -58,9 +58,9 @@
     {%- set new_times = {} -%}
     {#- Each touched day as [day, overlapping, new points, stored rows, new
         points' first and last time_ns]: from the chunk catalog rows
-        new_chunk_days read when the table holds just the chunks up to its watermark (its
-        record says so and it is at the snapshot the record names), else from
-        the stored data files' bounds (decision 0036). -#}
+        new_chunk_days read when the table holds just the chunks up to its
+        watermark (its record says so and it is at the snapshot the record
+        names), else from the stored data files' bounds (decision 0036). -#}
     {%- set days = new_days -%}
     {%- set from_catalog = days is not none and after_chunk > 0 and state['chunks_bounded']
         and state['written_snapshot_id'] == state['snapshot_id']
