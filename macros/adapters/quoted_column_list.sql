@@ -1,5 +1,5 @@
-{# The columns of a relation, quoted and comma-separated. #}
+{# The columns of a relation, quoted and comma-separated (read from the session, adapter.tsdedup_columns). #}
 {% macro quoted_column_list(relation) %}
-    {%- set names = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {%- set names = adapter.tsdedup_columns(relation) | map(attribute='name') | list -%}
     {{ return(tsdedup.quote_identifiers(names) | join(', ')) }}
 {% endmacro %}

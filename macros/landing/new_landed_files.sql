@@ -89,9 +89,9 @@
             Spark's default. -#}
         {%- set split_size = '134217728b' -%}
     {%- endif -%}
-    {%- do run_query('set ' ~ split_setting ~ ' = ' ~ listing_split) -%}
+    {%- do tsdedup.set_spark_setting(split_setting, listing_split) -%}
     {%- set listed = run_query(listing_sql) -%}
-    {%- do run_query('set ' ~ split_setting ~ ' = ' ~ split_size) -%}
+    {%- do tsdedup.set_spark_setting(split_setting, split_size) -%}
 
     {%- set next_seq = namespace(value=1) -%}
     {%- if registry is not none -%}

@@ -14,7 +14,7 @@
     {%- set days = found.group(3).split() -%}
     {%- set key_times = [found.group(5), found.group(6)] if found.group(4) else none -%}
     {%- set named = fromjson(found.group(7)) -%}
-    {%- set names = adapter.get_columns_in_relation(target) | map(attribute='name') | list -%}
+    {%- set names = adapter.tsdedup_columns(target) | map(attribute='name') | list -%}
     {%- set tags = named['names'] | select('in', names) | list -%}
     {%- set fields = names | reject('in', tags + ['time', 'time_ns', 'series_hash']) | list -%}
 

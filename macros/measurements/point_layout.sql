@@ -21,7 +21,7 @@
     {#- A measurement whose columns did not fit in the log's schema
         (add_raw_point_columns) has them in its files only. -#}
     {%- if layout -%}
-        {%- set stored = adapter.get_columns_in_relation(raw) | map(attribute='name') | map('lower') | list -%}
+        {%- set stored = adapter.tsdedup_columns(raw) | map(attribute='name') | map('lower') | list -%}
         {%- for flat_columns in layout.values() -%}
             {%- for flat_column in flat_columns.values() if flat_column | lower not in stored -%}
                 {{ return(none) }}

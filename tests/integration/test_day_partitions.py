@@ -86,8 +86,8 @@ def test_a_rebuild_reads_the_raw_logs_day_partitions_in_place(workspace: Workspa
     # the settings are on for the rebuild's statement only
     create = statements.index("create or replace table")
     for key in SETTINGS:
-        on = statements.index(f"set `{key}` = true")
-        off = statements.index(f"set `{key}` = false", create)
+        on = statements.index(f"tsdedup: set {key} = true")
+        off = statements.index(f"tsdedup: set {key} = false", create)
         assert on < create < off, key
 
     # Spark plans the rebuild's query with no exchange under those settings,

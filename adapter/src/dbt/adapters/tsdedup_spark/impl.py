@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from dbt.adapters.base.impl import AdapterTrackingRelationInfo, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.contracts.relation import RelationConfig
-from dbt.adapters.spark.impl import SparkAdapter
+from dbt.adapters.spark.column import SparkColumn
+from dbt.adapters.spark.impl import TABLE_OR_VIEW_NOT_FOUND_MESSAGES, SparkAdapter
 from dbt.adapters.tsdedup_spark.__version__ import version
 from dbt.adapters.tsdedup_spark.connections import TYPE, TsdedupSparkConnectionManager
 from dbt_common.exceptions import DbtRuntimeError
@@ -42,3 +44,60 @@ class TsdedupSparkAdapter(SparkAdapter):
             return set_view_text(spark, str(relation.schema), str(relation.identifier), sql)
         except ViewTextError as exc:
             raise DbtRuntimeError(f"tsdedup: {exc}") from None
+
+    def _tsdedup_session(self) -> Any:
+        """The Spark session this thread's connection runs its statements in."""
+        handle = self.connections.get_thread_connection().handle
+        return handle.handle.session()
+
+    @available
+    def tsdedup_spark_setting(self, key: str) -> str | None:
+        """The session's value of a Spark setting, read without a statement: what
+        `set <key>` shows when Spark's SQL configuration defines the key (set, or
+        a registered default); none otherwise, where `set` would go on to look in
+        the Hadoop configuration (macros/utils/spark_setting.sql does that)."""
+        found = self._tsdedup_session()._jsparkSession.conf().getOption(key)
+        return str(found.get()) if found.isDefined() else None
+
+    @available
+    def tsdedup_set_spark_setting(self, key: str, value: str) -> None:
+        """`set <key> = <value>` without a statement: the same change, and the same
+        error for a setting Spark does not let a session change."""
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+
+        try:
+            self._tsdedup_session().conf.set(key, value)
+        except (PySparkException, Py4JJavaError) as exc:
+            raise DbtRuntimeError(f"tsdedup: cannot set {key} = {value}: {exc}") from None
+
+    @available
+    def tsdedup_columns(self, relation: BaseRelation) -> list[SparkColumn]:
+        """The columns of a table or view, by name and type as `describe` lists
+        them, read from the session's catalog without a statement; [] when the
+        relation does not exist (as dbt-spark's get_columns_in_relation). Only
+        names and types: the owner and statistics `describe extended` adds are
+        left out (dbt's own get_columns_in_relation keeps them, for the docs)."""
+        from pyspark.errors import AnalysisException
+
+        try:
+            schema = self._tsdedup_session().table(str(relation)).schema
+        except AnalysisException as exc:
+            if any(message in str(exc) for message in TABLE_OR_VIEW_NOT_FOUND_MESSAGES):
+                return []
+            message = f"tsdedup: cannot read the columns of {relation}: {exc}"
+            raise DbtRuntimeError(message) from None
+        return [
+            SparkColumn(
+                table_database=None,
+                table_schema=relation.schema,
+                table_name=relation.name,
+                table_type=relation.type,
+                table_owner=None,
+                table_stats=None,
+                column=field.name,
+                column_index=index,
+                dtype=field.dataType.simpleString(),
+            )
+            for index, field in enumerate(schema.fields)
+        ]
