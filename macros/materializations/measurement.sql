@@ -22,9 +22,7 @@
         .include(database=false, schema=false) -%}
 
     {#- An overwrite replaces the day partitions it writes, not the whole table. -#}
-    {%- call statement('partition_overwrite_mode') -%}
-        set spark.sql.sources.partitionOverwriteMode = DYNAMIC
-    {%- endcall -%}
+    {%- do tsdedup.set_spark_setting('spark.sql.sources.partitionOverwriteMode', 'DYNAMIC') -%}
 
     {{ run_hooks(pre_hooks) }}
 
@@ -53,14 +51,14 @@
         {%- if tsdedup.day_grouped_comment() in sql -%}
             {%- for key in tsdedup.day_grouped_settings() -%}
                 {%- do grouped.update({key: tsdedup.spark_setting(key) or 'false'}) -%}
-                {%- do run_query('set `' ~ key ~ '` = true') -%}
+                {%- do tsdedup.set_spark_setting(key, 'true') -%}
             {%- endfor -%}
         {%- endif -%}
         {%- call statement('main') -%}
             {{ create_table_as(false, target_relation, sql) }}
         {%- endcall -%}
         {%- for key, value in grouped | dictsort -%}
-            {%- do run_query('set `' ~ key ~ '` = ' ~ value) -%}
+            {%- do tsdedup.set_spark_setting(key, value) -%}
         {%- endfor -%}
     {%- elif record_current or header == '/* tsdedup write mode: none */' -%}
         {#- No new point and no new column: the table stays as it is. -#}
@@ -69,20 +67,30 @@
             -- {{ target_relation }}: nothing to write (no new point, no new column)
         {%- endcall -%}
     {%- else -%}
-        {%- call statement('create_tmp_relation') -%}
-            {{ create_table_as(true, tmp_relation, sql) }}
-        {%- endcall -%}
-        {%- do process_schema_changes(config.get('on_schema_change', 'append_new_columns'), tmp_relation, existing_relation) -%}
+        {#- When the plan found every column the model writes in the table, and
+            new columns would only be added (or ignored), dbt's schema change
+            step would change nothing: the write reads the model's query
+            itself. Else it reads a temporary view of it, after that step. -#}
+        {%- set on_schema_change = config.get('on_schema_change', 'append_new_columns') -%}
+        {%- if tsdedup.stored_columns_comment() in sql and on_schema_change in ['append_new_columns', 'ignore'] -%}
+            {%- set source = '(\n' ~ sql.strip() ~ '\n)' -%}
+        {%- else -%}
+            {%- call statement('create_tmp_relation') -%}
+                {{ create_table_as(true, tmp_relation, sql) }}
+            {%- endcall -%}
+            {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+            {%- set source = tmp_relation -%}
+        {%- endif -%}
         {#- A row-level merge runs with one shuffle partition per core (decision 0033). -#}
         {%- set partitions = tsdedup.merge_shuffle_partitions() if tsdedup.is_row_level_write(header) else none -%}
         {%- if partitions is not none -%}
-            {%- do run_query('set spark.sql.shuffle.partitions = ' ~ partitions['merge']) -%}
+            {%- do tsdedup.set_spark_setting('spark.sql.shuffle.partitions', partitions['merge']) -%}
         {%- endif -%}
         {%- call statement('main') -%}
-            {{ tsdedup.measurement_write_sql(tmp_relation, target_relation, existing_relation, before) }}
+            {{ tsdedup.measurement_write_sql(source, target_relation, existing_relation, before) }}
         {%- endcall -%}
         {%- if partitions is not none -%}
-            {%- do run_query('set spark.sql.shuffle.partitions = ' ~ partitions['session']) -%}
+            {%- do tsdedup.set_spark_setting('spark.sql.shuffle.partitions', partitions['session']) -%}
         {%- endif -%}
     {%- endif -%}
     {%- if record_current and not rebuild -%}

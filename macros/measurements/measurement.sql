@@ -99,7 +99,7 @@
         {%- set merge.days = plan['days'] -%}
         {%- set merge.match_days = plan['overlapping_days'] -%}
         {%- set merge.key_times = plan['key_times'] -%}
-        {%- for column in adapter.get_columns_in_relation(this) -%}
+        {%- for column in adapter.tsdedup_columns(this) -%}
             {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
         {#- No retraction since the table's last: no day to rebuild, and no query. -#}
@@ -207,6 +207,10 @@
 {%- endif %}
 {%- if in_place %}
 {{ tsdedup.day_grouped_comment() }}
+{%- endif %}
+{%- if merge.active and merge.mode != 'none'
+    and (columns['tags'] + columns['fields'] | map(attribute='name') | list) | reject('in', merge.stored_columns) | list | length == 0 %}
+{{ tsdedup.stored_columns_comment() }}
 {%- endif %}
 with new_points as (
     {#- Points of this measurement whose every column has the established type:

@@ -24,6 +24,8 @@ DAY0 = 1_793_491_200_000_000_000  # 2026-11-01T00:00:00Z
 DAY = 86_400 * 10**9
 MINUTE = 60 * 10**9
 SEED = int(os.environ.get("TSDEDUP_TEST_SEED", "20261122"))
+# The line of a model whose table has every column it writes (stored_columns_comment).
+STORED_COLUMNS = "/* tsdedup columns: the table has every column written */"
 
 
 def random_chunk(rng: random.Random, days: list[int], late_tag: bool, minute0: int = 0) -> str:
@@ -302,10 +304,18 @@ def test_a_rejected_point_that_brings_a_column_adds_it(workspace: Workspace) -> 
     ws.add_measurement_model("m", "m")
     ws.land("a.lp", "m,host=a x=1 1\n")
     ws.build()
+    log = ws.project / "logs" / "dbt.log"
+    logged = len(log.read_text(encoding="utf-8"))
     ws.land("b.lp", 'm,host=a x="text",y=2 2\n')
     ws.build()
     compiled = ws.project / "target" / "compiled" / "tsdedup" / "models" / "measurements"
     assert not (compiled / "m.sql").read_text("utf-8").startswith("/* tsdedup write mode: none")
+    # The table lacks y: the write reads a temporary view, after dbt's schema
+    # change step added the column (decision 0037).
+    assert STORED_COLUMNS not in (compiled / "m.sql").read_text("utf-8")
+    run_log = log.read_text(encoding="utf-8")[logged:]
+    assert "create or replace temporary view m__dbt_tmp" in run_log
+    assert "Columns added: [<SparkColumn y (double)>]" in run_log
     (rows, rejects) = ws.sql(
         "select * from tsdedup.m order by time_ns",
         "select source_file, reject_reason from tsdedup.rpt_rejects",
@@ -313,8 +323,15 @@ def test_a_rejected_point_that_brings_a_column_adds_it(workspace: Workspace) -> 
     assert [point_values(row) for row in rows] == [{"host": "a", "x": 1.0, "y": None, "time_ns": 1}]
     assert [r["source_file"] for r in rejects] == ["b.lp"]
     assert "field type conflict" in str(rejects[0]["reject_reason"])
+    logged = len(log.read_text(encoding="utf-8"))
     ws.land("c.lp", "m,host=b y=5 3\n")
     ws.build()
+    # Now the table has every column: the write reads the model's query itself.
+    assert STORED_COLUMNS in (compiled / "m.sql").read_text("utf-8")
+    run_log = log.read_text(encoding="utf-8")[logged:]
+    assert "temporary view m__dbt_tmp" not in run_log
+    inserted = r"insert into table tsdedup\.m\s+select .* from \(\s*/\* tsdedup write mode: append"
+    assert re.search(inserted, run_log)
     (rows,) = ws.sql("select host, x, y, time_ns from tsdedup.m order by time_ns")
     assert rows == [
         {"host": "a", "x": 1.0, "y": None, "time_ns": 1},

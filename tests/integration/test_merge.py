@@ -263,12 +263,19 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     # nor Iceberg's files is asked. The write-mode header hands the columns
     # and the key to the merge.
     assert asked(r"show tblproperties tsdedup\.mg\b") == 3
-    assert asked(r"with columns as") == 1
+    assert asked(r"select\s+\(\s+-- the column catalog's rows") == 1
     assert asked("select column_name, column_type") == 0
     assert asked(r"select\s+c\.column_type") == 0, "no point layout query of its own"
     assert asked(r"select\s+count\(distinct partition_key\)") == 0
     assert "from tsdedup.mg.files" not in run_3_log
     assert "alter table tsdedup.mg write" not in run_3_log
+    # The table has every column the model writes: the merge reads the model's
+    # query itself, with no temporary view, and the table's columns and the
+    # settings come from the session, not from statements (decision 0037).
+    inline = r"merge into tsdedup\.mg as t\s+using \(\s*/\* tsdedup write mode: merge"
+    assert re.search(inline, run_3_log)
+    assert asked("create or replace temporary view") == 0
+    assert asked("describe") == 0 and asked("set ") == 0
     # The merge ran with one shuffle partition per core of the local session
     # (local[2]), and the session's own setting (4) came back right after it.
     assert shuffle_partitions_around(run_3_log, "merge into tsdedup.mg as t") == ("2", "4")
