@@ -1,10 +1,7 @@
 {#
-    The current value of a Spark setting, as the text `set <key>` shows it
-    (trimmed), or none when the session does not define it. Read from the
-    session without a statement when Spark's SQL configuration defines the
-    key (adapter.tsdedup_spark_setting); otherwise `set` itself answers, which
-    also looks in the Hadoop configuration. The key is quoted, so a key with a
-    hyphen (Iceberg's settings) reads too.
+    A Spark setting's value as `set <key>` shows it (trimmed), or none when
+    undefined: from the session (adapter.tsdedup_spark_setting), else from
+    `set` itself, which also reads the Hadoop configuration (utils yml).
 #}
 {% macro spark_setting(key) %}
     {%- set value = adapter.tsdedup_spark_setting(key) -%}
