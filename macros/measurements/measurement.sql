@@ -80,7 +80,7 @@
     {%- endif -%}
 
     {#- Which chunks this run merges: all of them, or those after the table's watermark. #}
-    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], key_times=none, stored_columns={}, mode='rebuild') -%}
+    {%- set merge = namespace(active=false, after_chunk=0, days=[], match_days=[], key_times=none, stored_columns={}, missing_columns=[], mode='rebuild') -%}
     {%- if incremental -%}
         {%- set watermark = state['watermark'] -%}
         {%- if watermark is none -%}
@@ -102,6 +102,10 @@
         {%- for column in adapter.tsdedup_columns(this) -%}
             {%- do merge.stored_columns.update({column.name: column.dtype}) -%}
         {%- endfor -%}
+        {#- The tags and fields the table lacks: with none, the run adds no
+            column (stored_columns_comment). -#}
+        {%- set merge.missing_columns = (columns['tags'] + columns['fields'] | map(attribute='name') | list)
+            | reject('in', merge.stored_columns) | list -%}
         {#- No retraction since the table's last: no day to rebuild, and no query. -#}
         {%- set retracted_days = [] if heads is not none and heads['retraction_seq'] == state['retraction_seq']
             else tsdedup.retracted_days(catalog_relation, measurement_name, watermark, state['retraction_seq']) -%}
@@ -116,8 +120,7 @@
         {%- elif not merge.days -%}
             {{ log("tsdedup: " ~ measurement_name ~ ": no new points after chunk " ~ watermark, info=True) }}
             {#- Nothing to write, unless a column the table lacks must be added. -#}
-            {%- set known = columns['tags'] + columns['fields'] | map(attribute='name') | list -%}
-            {%- if known | reject('in', merge.stored_columns) | list | length == 0 -%}
+            {%- if not merge.missing_columns -%}
                 {%- set merge.mode = 'none' -%}
             {%- endif -%}
         {%- elif merge.mode == 'append' -%}
@@ -208,8 +211,7 @@
 {%- if in_place %}
 {{ tsdedup.day_grouped_comment() }}
 {%- endif %}
-{%- if merge.active and merge.mode != 'none'
-    and (columns['tags'] + columns['fields'] | map(attribute='name') | list) | reject('in', merge.stored_columns) | list | length == 0 %}
+{%- if merge.active and merge.mode != 'none' and not merge.missing_columns %}
 {{ tsdedup.stored_columns_comment() }}
 {%- endif %}
 with new_points as (
