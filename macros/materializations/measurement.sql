@@ -93,13 +93,31 @@
             {%- do tsdedup.set_spark_setting('spark.sql.shuffle.partitions', partitions['session']) -%}
         {%- endif -%}
     {%- endif -%}
+    {#- Whether the new points shared keys with stored rows: the plan's key
+        check says so, or else a row-level merge's commit (the stored rows it
+        replaced); other writes leave the record's answer (decision 0038). -#}
+    {%- set keys_shared = none -%}
+    {%- if rebuild -%}
+        {%- set keys_shared = true -%}
+    {%- elif tsdedup.key_check_comment(false) in sql -%}
+        {%- set keys_shared = false -%}
+    {%- elif tsdedup.key_check_comment(true) in sql -%}
+        {%- set keys_shared = true -%}
+    {%- elif wrote and header.startswith('/* tsdedup write mode: merge,') -%}
+        {%- set summary = adapter.tsdedup_snapshot_summary(target_relation) -%}
+        {%- set replaced = namespace(rows=0) -%}
+        {%- for key in ['added-position-deletes', 'added-equality-deletes', 'deleted-records'] -%}
+            {%- set replaced.rows = replaced.rows + (summary.get(key) or 0) | int -%}
+        {%- endfor -%}
+        {%- set keys_shared = replaced.rows > 0 -%}
+    {%- endif -%}
     {%- if record_current and not rebuild -%}
         {{ log("tsdedup: " ~ target_relation ~ ": nothing written; its state record is current") }}
     {%- else -%}
         {{ log("tsdedup: " ~ target_relation ~ ": " ~ ("data committed" if wrote else "nothing written") ~ "; recording its state") }}
         {%- do tsdedup.record_measurement_state(target_relation, meta['tsdedup_measurement'],
             meta.get('tsdedup_dedup_mode', 'fields'), rebuild, wrote, vouched,
-            tsdedup.planned_log_heads()) -%}
+            tsdedup.planned_log_heads(), keys_shared) -%}
     {%- endif -%}
 
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode=full_refresh) -%}

@@ -131,6 +131,7 @@
             {{ log("tsdedup: " ~ measurement_name ~ ": merging the chunks after chunk " ~ watermark
                 ~ " into " ~ merge.days | length ~ " day partition(s) (" ~ plan['overlapping_days'] | length
                 ~ " may hold their keys; " ~ ("row by row" if merge.mode == 'merge' else "overwriting the touched partitions")
+                ~ (", stored keys not asked: the table's last write replaced stored rows" if plan['keys_not_asked'] else "")
                 ~ ")", info=True) }}
         {%- endif -%}
     {%- endif -%}
@@ -210,6 +211,9 @@
 {%- endif %}
 {%- if in_place %}
 {{ tsdedup.day_grouped_comment() }}
+{%- endif %}
+{%- if merge.active and plan['key_checked_days'] %}
+{{ tsdedup.key_check_comment(plan['overlapping_days'] | length > 0) }}
 {%- endif %}
 {%- if merge.active and merge.mode != 'none' and not merge.missing_columns %}
 {{ tsdedup.stored_columns_comment() }}

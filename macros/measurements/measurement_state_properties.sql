@@ -13,5 +13,6 @@
         'series_hash_column': 'tsdedup.series_hash_column',
         'written_snapshot_id': 'tsdedup.written_snapshot_id',
         'chunks_bounded': 'tsdedup.chunks_bounded',
+        'keys_shared': 'tsdedup.keys_shared',
     }) }}
 {% endmacro %}

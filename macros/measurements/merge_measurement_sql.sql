@@ -36,7 +36,7 @@ on
         {{ tsdedup.day_predicates('t.`time`', days, separator='\n        or ') }}
     )
     {%- if key_times %}
-    -- by the series hashes, only new points of these times may share a key with a stored row
+    -- only stored rows of these times may share a key with a new point
     and t.time_ns between {{ key_times[0] }} and {{ key_times[1] }}
     {%- endif %}
     {#- The key in the table's write order: Spark's join sorts both sides by

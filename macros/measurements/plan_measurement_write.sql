@@ -6,7 +6,7 @@
 #}
 {% macro plan_measurement_write(relation, catalog_relation, measurement_name, after_chunk, state, tags, new_days=none, layout_rows=none) %}
     {%- if not execute -%}
-        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none}) }}
+        {{ return({'mode': 'overwrite', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none, 'keys_not_asked': false}) }}
     {%- endif -%}
     {%- set hashes_trusted = state['series_hash_column'] == 'series_hash'
         and state['written_snapshot_id'] == state['snapshot_id'] -%}
@@ -52,7 +52,7 @@
         group by n.partition_day
         order by partition_day
     {%- endset -%}
-    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none} -%}
+    {%- set plan = {'mode': 'append', 'days': [], 'overlapping_days': [], 'key_checked_days': [], 'key_times': none, 'keys_not_asked': false} -%}
     {%- set overlapping_in_time = [] -%}
     {%- set counts = {} -%}
     {%- set new_times = {} -%}
@@ -90,7 +90,10 @@
             {%- do new_times.update({row[0]: (row[4], row[5])}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if overlapping_in_time and hashes_trusted -%}
+    {#- The stored keys are asked unless the table's last write replaced stored
+        rows (state['keys_shared']): then the new points are most likely a
+        re-delivery, and the merge itself finds them (decision 0038). -#}
+    {%- if overlapping_in_time and hashes_trusted and not state['keys_shared'] -%}
         {%- set days = "date'" ~ overlapping_in_time | join("', date'") ~ "'" -%}
         {%- set layout = tsdedup.point_layout(measurement_name, after_chunk, layout_rows) -%}
         {%- do plan.update({'layout': layout}) -%}
@@ -140,7 +143,13 @@
             ]}) -%}
         {%- endif -%}
     {%- else -%}
-        {%- do plan.update({'overlapping_days': overlapping_in_time}) -%}
+        {%- do plan.update({'overlapping_days': overlapping_in_time,
+            'keys_not_asked': overlapping_in_time | length > 0 and hashes_trusted}) -%}
+        {#- No stored row outside the new points' times can share a key with one. -#}
+        {%- set bounds = new_times.values() | list -%}
+        {%- if bounds and (bounds | map(attribute=0) | list + bounds | map(attribute=1) | list) | select('none') | list | length == 0 -%}
+            {%- do plan.update({'key_times': [bounds | map(attribute=0) | min, bounds | map(attribute=1) | max]}) -%}
+        {%- endif -%}
     {%- endif -%}
     {%- if plan['overlapping_days'] -%}
         {%- set totals = namespace(new_points=0, stored_rows=0) -%}

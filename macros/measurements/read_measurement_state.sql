@@ -13,7 +13,7 @@
     } -%}
     {%- for field, key in keys.items() -%}
         {%- set value = properties.get(key) -%}
-        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'series_hash_column', 'written_snapshot_id', 'chunks_bounded'] -%}
+        {%- if value is not none and field not in ['measurement', 'dedup_mode', 'series_hash_column', 'written_snapshot_id', 'chunks_bounded', 'keys_shared'] -%}
             {%- set value = value | int -%}
         {%- endif -%}
         {%- do state.update({field: value}) -%}
@@ -22,6 +22,7 @@
         'previous_watermark': state['previous_watermark'] or 0,
         'retraction_seq': state['retraction_seq'] or 0,
         'chunks_bounded': state['chunks_bounded'] == 'true',
+        'keys_shared': state['keys_shared'] != 'false',
     }) -%}
     {{ return(state) }}
 {% endmacro %}

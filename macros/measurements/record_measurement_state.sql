@@ -4,7 +4,7 @@
     state record in one `alter table`, only if a value changed (decisions
     0020, 0026; _measurements__macros.yml).
 #}
-{% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true, heads=none) %}
+{% macro record_measurement_state(relation, measurement_name, dedup_mode, full_refresh, wrote, vouched=true, heads=none, keys_shared=none) %}
     {#- Planned heads bound what the run read (chunk_seq <= the head): the
         table holds no chunk after its watermark while every write since its
         last rebuild was bounded, and nobody else wrote it (decision 0036). -#}
@@ -36,6 +36,7 @@
         'series_hash_column': 'series_hash',
         'written_snapshot_id': state['snapshot_id'],
         'chunks_bounded': 'true' if bounded else 'false',
+        'keys_shared': 'true' if (state['keys_shared'] if keys_shared is none else keys_shared) else 'false',
     } -%}
     {%- set wanted = {} -%}
     {%- for field, key in tsdedup.measurement_state_properties().items() -%}

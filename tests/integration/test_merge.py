@@ -169,6 +169,9 @@ def test_merge_marks_rows_deleted_instead_of_rewriting_the_day(workspace: Worksp
     # mg_last as a table created before the merge's distribution mode was one
     # of the tables' properties (dbt_project.yml): its next merge sets it first.
     ws.sql("alter table tsdedup.mg_last unset tblproperties ('write.merge.distribution-mode')")
+    # mg as a table whose last write replaced no stored row: run 2 asks the
+    # stored series hashes which new points may be stored (decision 0038).
+    ws.sql("alter table tsdedup.mg set tblproperties ('tsdedup.keys_shared' = 'false')")
 
     # Run 2: 15 re-deliveries and 4 new points against 80 stored rows: a merge.
     landed.append(("0002.lp", redeliveries(range(5), 50.0).encode()))

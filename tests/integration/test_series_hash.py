@@ -1,7 +1,8 @@
 """Series hashes: a chunk that overlaps stored data in time but brings only new
-keys is appended; a chunk with a stored key is merged; hashes a write from
-outside the project may have left wrong are not trusted; a hash two series
-share never merges them; a table written before series hashes is rebuilt once.
+keys is appended; a chunk with a stored key is merged; the stored keys are not
+asked after a write that replaced stored rows; hashes a write from outside the
+project may have left wrong are not trusted; a hash two series share never
+merges them; a table written before series hashes is rebuilt once.
 """
 
 from __future__ import annotations
@@ -50,6 +51,16 @@ def key_check(ws: Workspace) -> str:
     log = dbt_log(ws)
     start = log.rindex("with new_keys as (")
     return log[start : log.index("group by n.partition_day", start)]
+
+
+def key_checks(ws: Workspace) -> int:
+    """How many times the runs so far asked the stored keys."""
+    return dbt_log(ws).count("with new_keys as (")
+
+
+def compiled_idx(ws: Workspace) -> str:
+    path = ws.project / "target/compiled/tsdedup/models/measurements/idx.sql"
+    return path.read_text(encoding="utf-8")
 
 
 def as_set(table: list[dict[str, object]]) -> set[tuple[object, ...]]:
@@ -102,6 +113,10 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     state = properties(ws)
     assert state["tsdedup.series_hash_column"] == "series_hash"
     assert state["tsdedup.written_snapshot_id"] == state["current-snapshot-id"]
+    # A table as built counts as one whose new points re-deliver stored keys
+    # (decision 0038); here its next run is to ask them.
+    assert state["tsdedup.keys_shared"] == "true"
+    ws.sql("alter table tsdedup.idx set tblproperties ('tsdedup.keys_shared' = 'false')")
 
     # New hosts in the same minutes: overlapping in time, new in keys. h1 with
     # a rack is another series; a second day starts (h6 on 2026-11-02).
@@ -111,6 +126,8 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     )
     assert "idx: appending the chunks after chunk 1" in out
     assert "by their series hashes, in keys" in out
+    assert "/* tsdedup key check: no stored key */" in compiled_idx(ws)
+    assert properties(ws)["tsdedup.keys_shared"] == "false"
     table_equals_reference(ws, landed)
     second = hashes(ws)
     assert len(second) == 60 and len(set(second.values())) == 6
@@ -122,6 +139,9 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     out = deliver("3.lp", chunk(["h2"], 3.0))
     assert "idx: merging the chunks after chunk 2" in out
     assert "row by row" in out
+    assert "stored keys not asked" not in out
+    assert "/* tsdedup key check: stored keys found */" in compiled_idx(ws)
+    assert properties(ws)["tsdedup.keys_shared"] == "true"
     table_equals_reference(ws, landed)
     assert hashes(ws) == second
     # The check reads the new points' tags from the raw log's flat columns
@@ -163,8 +183,10 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     assert state["tsdedup.written_snapshot_id"] == state["current-snapshot-id"]
 
     # A backfill with known keys, more new points than the day's data files
-    # hold rows, overwrites the day. This run reads the tag maps (the flat
+    # hold rows, overwrites the day. The last merge replaced a stored row, so
+    # the stored keys are not asked. This run reads the tag maps (the flat
     # columns switched off): the same hashes.
+    asked = key_checks(ws)
     backfill = ["h1", "h2", "h3", "h4", "h5", *(f"h{i}" for i in range(7, 22))]
     out = deliver(
         "5.lp",
@@ -174,10 +196,66 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     )
     assert "idx: merging the chunks after chunk 4" in out
     assert "overwriting the touched partitions" in out
+    assert "stored keys not asked: the table's last write replaced stored rows" in out
+    assert key_checks(ws) == asked
     table_equals_reference(ws, landed, outside)
+    assert len(hashes(ws)) == 71 + 10 * (len(backfill) - 5)  # 15 new hosts
+
+
+def test_the_stored_keys_are_asked_after_a_write_that_replaced_no_stored_row(
+    workspace: Workspace,
+) -> None:
+    ws = workspace
+    ws.add_measurement_model("idx", "idx")
+    landed: list[tuple[str, bytes]] = []
+
+    def deliver(name: str, text: str, *args: str) -> str:
+        out = land_and_run(ws, landed, name, text, *args)
+        table_equals_reference(ws, landed)
+        return out
+
+    def keys_shared() -> str:
+        return properties(ws)["tsdedup.keys_shared"]
+
+    deliver("1.lp", chunk(["h1", "h2"], 1.0))
+    assert keys_shared() == "true"
+
+    # A re-delivery of h2's minutes: merged without asking the stored keys,
+    # its merge replaced stored rows.
+    out = deliver("2.lp", chunk(["h2"], 2.0))
+    assert "row by row, stored keys not asked" in out
+    assert key_checks(ws) == 0
+    assert "tsdedup key check" not in compiled_idx(ws)
+    assert keys_shared() == "true"
+
+    # A new host in the same minutes, merged the same way: the merge replaced
+    # no stored row (its commit says so), so the record says so too.
+    out = deliver("3.lp", chunk(["h3"], 3.0))
+    assert "row by row, stored keys not asked" in out
+    assert key_checks(ws) == 0
+    assert keys_shared() == "false"
+
+    # The next new host: the stored keys are asked (here from the tag maps,
+    # the flat columns switched off), none is found, the chunk is appended.
+    out = deliver("4.lp", chunk(["h4"], 4.0), "--vars", "{tsdedup_read_flat_columns: false}")
+    assert "idx: appending the chunks after chunk 3" in out
+    assert "by their series hashes, in keys" in out
+    assert key_checks(ws) == 1
     check = key_check(ws)
     assert "p.tags['host']" in check and "tag__" not in check
-    assert len(hashes(ws)) == 71 + 10 * (len(backfill) - 5)  # 15 new hosts
+    assert "/* tsdedup key check: no stored key */" in compiled_idx(ws)
+    assert keys_shared() == "false"
+
+    # A re-delivery again: asked, found, merged; the run after it does not ask.
+    out = deliver("5.lp", chunk(["h1"], 5.0))
+    assert "idx: merging the chunks after chunk 4" in out and "not asked" not in out
+    assert key_checks(ws) == 2
+    assert "/* tsdedup key check: stored keys found */" in compiled_idx(ws)
+    assert keys_shared() == "true"
+    out = deliver("6.lp", chunk(["h3"], 6.0))
+    assert "row by row, stored keys not asked" in out
+    assert key_checks(ws) == 2
+    assert keys_shared() == "true"
 
 
 def test_a_hash_two_series_share_never_merges_them(workspace: Workspace) -> None:

@@ -72,6 +72,30 @@ class TsdedupSparkAdapter(SparkAdapter):
             raise DbtRuntimeError(f"tsdedup: cannot set {key} = {value}: {exc}") from None
 
     @available
+    def tsdedup_snapshot_summary(self, relation: BaseRelation) -> dict[str, str]:
+        """The summary Iceberg wrote with the table's newest snapshot (the
+        `summary` column of its `snapshots` table: `added-records`,
+        `added-position-deletes`, ...), read without a dbt statement; {} for a
+        table without a snapshot."""
+        from pyspark.errors import PySparkException
+
+        try:
+            rows = (
+                self._tsdedup_session()
+                .table(f"{relation}.snapshots")
+                .orderBy("committed_at", ascending=False)
+                .select("summary")
+                .limit(1)
+                .collect()
+            )
+        except PySparkException as exc:
+            message = f"tsdedup: cannot read the snapshots of {relation}: {exc}"
+            raise DbtRuntimeError(message) from None
+        if not rows:
+            return {}
+        return {str(key): str(value) for key, value in (rows[0]["summary"] or {}).items()}
+
+    @available
     def tsdedup_columns(self, relation: BaseRelation) -> list[SparkColumn]:
         """The columns of a table or view, by name and type as `describe` lists
         them, read from the session's catalog without a statement; [] when the
