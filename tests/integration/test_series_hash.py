@@ -7,6 +7,8 @@ merges them; a table written before series hashes is rebuilt once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from tests.integration.conftest import Workspace
@@ -40,6 +42,18 @@ def land_and_run(
     landed.append((name, text.encode()))
     ws.land(name, text)
     return ws.tsdedup("run", *args).check().stdout
+
+
+def idx_deliveries(ws: Workspace) -> tuple[list[tuple[str, bytes]], Callable[..., str]]:
+    """Measurement idx with a model file; the files landed so far, and a function
+    that lands one more and runs."""
+    ws.add_measurement_model("idx", "idx")
+    landed: list[tuple[str, bytes]] = []
+
+    def deliver(name: str, text: str, *args: str) -> str:
+        return land_and_run(ws, landed, name, text, *args)
+
+    return landed, deliver
 
 
 def dbt_log(ws: Workspace) -> str:
@@ -99,11 +113,7 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     workspace: Workspace,
 ) -> None:
     ws = workspace
-    ws.add_measurement_model("idx", "idx")
-    landed: list[tuple[str, bytes]] = []
-
-    def deliver(name: str, text: str, *args: str) -> str:
-        return land_and_run(ws, landed, name, text, *args)
+    landed, deliver = idx_deliveries(ws)
 
     deliver("1.lp", chunk(["h1", "h2"], 1.0))
     first = hashes(ws, ("host",))
@@ -206,11 +216,10 @@ def test_the_stored_keys_are_asked_after_a_write_that_replaced_no_stored_row(
     workspace: Workspace,
 ) -> None:
     ws = workspace
-    ws.add_measurement_model("idx", "idx")
-    landed: list[tuple[str, bytes]] = []
+    landed, land = idx_deliveries(ws)
 
     def deliver(name: str, text: str, *args: str) -> str:
-        out = land_and_run(ws, landed, name, text, *args)
+        out = land(name, text, *args)
         table_equals_reference(ws, landed)
         return out
 
