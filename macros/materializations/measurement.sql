@@ -33,6 +33,8 @@
     {%- endif -%}
 
     {%- set header = tsdedup.write_mode_header() -%}
+    {#- The plan's other messages: whole comment lines at the top of the SQL. -#}
+    {%- set comments = tsdedup.leading_comment_lines(sql) -%}
     {%- set record_current = header == '/* tsdedup write mode: none; state record current */' -%}
     {%- set wrote = true -%}
     {%- set rebuild = existing_relation is none or full_refresh or header == '/* tsdedup write mode: rebuild */' -%}
@@ -48,7 +50,7 @@
         {#- A rebuild that reads the raw log's day partitions in place has Spark
             group the scan by partition, for this statement only (decision 0034). -#}
         {%- set grouped = {} -%}
-        {%- if tsdedup.day_grouped_comment() in sql -%}
+        {%- if tsdedup.day_grouped_comment() in comments -%}
             {%- for key in tsdedup.day_grouped_settings() -%}
                 {%- do grouped.update({key: tsdedup.spark_setting(key) or 'false'}) -%}
                 {%- do tsdedup.set_spark_setting(key, 'true') -%}
@@ -72,7 +74,7 @@
             step would change nothing: the write reads the model's query
             itself. Else it reads a temporary view of it, after that step. -#}
         {%- set on_schema_change = config.get('on_schema_change', 'append_new_columns') -%}
-        {%- if tsdedup.stored_columns_comment() in sql and on_schema_change in ['append_new_columns', 'ignore'] -%}
+        {%- if tsdedup.stored_columns_comment() in comments and on_schema_change in ['append_new_columns', 'ignore'] -%}
             {%- set source = '(\n' ~ sql.strip() ~ '\n)' -%}
         {%- else -%}
             {%- call statement('create_tmp_relation') -%}
@@ -99,9 +101,9 @@
     {%- set keys_shared = none -%}
     {%- if rebuild -%}
         {%- set keys_shared = true -%}
-    {%- elif tsdedup.key_check_comment(false) in sql -%}
+    {%- elif tsdedup.key_check_comment(false) in comments -%}
         {%- set keys_shared = false -%}
-    {%- elif tsdedup.key_check_comment(true) in sql -%}
+    {%- elif tsdedup.key_check_comment(true) in comments -%}
         {%- set keys_shared = true -%}
     {%- elif wrote and header.startswith('/* tsdedup write mode: merge,') -%}
         {%- set summary = adapter.tsdedup_snapshot_summary(target_relation) -%}
