@@ -152,6 +152,7 @@ def test_names_from_data_are_quoted_never_executed(
     # `tsdedup` process, which says what it does from its first second and, with
     # progress lines every second, while each model runs.
     monkeypatch.setenv("TSDEDUP_PROGRESS_SECONDS", "1")
+    monkeypatch.setenv("TSDEDUP_JVM_MODE", "auto")  # the JVM's own choice (conftest sets short)
     build = ws.tsdedup("build", "--vars", "{tsdedup_precision: s}", fresh_process=True).check()
     first, second = build.stderr.splitlines()[:2]
     assert first == "tsdedup: starting Spark (target local, master local[2])"
