@@ -22,9 +22,12 @@ DAY = 24 * 60 * MINUTE
 COLUMNS = ("host", "rack", "value", "time_ns")
 
 
-def chunk(hosts: list[str], value: float, rack: str | None = None, day: int = 0) -> str:
-    """Every host at minutes 0-9: the same minutes in every chunk, as in real time."""
-    tag = f",rack={rack}" if rack else ""
+def chunk(
+    hosts: list[str], value: float, rack: str | None = None, day: int = 0, tags: str = ""
+) -> str:
+    """Every host at minutes 0-9: the same minutes in every chunk, as in real time;
+    `tags`: more tags, as line protocol (`,name=value...`)."""
+    tag = (f",rack={rack}" if rack else "") + tags
     return (
         "\n".join(
             f"idx,host={host}{tag} value={value} {DAY0 + day * DAY + minute * MINUTE}"
@@ -75,6 +78,11 @@ def key_checks(ws: Workspace) -> int:
 def compiled_idx(ws: Workspace) -> str:
     path = ws.project / "target/compiled/tsdedup/models/measurements/idx.sql"
     return path.read_text(encoding="utf-8")
+
+
+def plan_lines(ws: Workspace) -> list[str]:
+    """The comment lines the compiled idx model starts with: its plan, before its query."""
+    return compiled_idx(ws).split("\nwith new_points as (", 1)[0].splitlines()
 
 
 def as_set(table: list[dict[str, object]]) -> set[tuple[object, ...]]:
@@ -136,7 +144,7 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     )
     assert "idx: appending the chunks after chunk 1" in out
     assert "by their series hashes, in keys" in out
-    assert "/* tsdedup key check: no stored key */" in compiled_idx(ws)
+    assert "/* tsdedup key check: no stored key */" in plan_lines(ws)
     assert properties(ws)["tsdedup.keys_shared"] == "false"
     table_equals_reference(ws, landed)
     second = hashes(ws)
@@ -150,7 +158,7 @@ def test_new_keys_are_appended_known_keys_merged_and_outside_writes_not_trusted(
     assert "idx: merging the chunks after chunk 2" in out
     assert "row by row" in out
     assert "stored keys not asked" not in out
-    assert "/* tsdedup key check: stored keys found */" in compiled_idx(ws)
+    assert "/* tsdedup key check: stored keys found */" in plan_lines(ws)
     assert properties(ws)["tsdedup.keys_shared"] == "true"
     table_equals_reference(ws, landed)
     assert hashes(ws) == second
@@ -217,51 +225,55 @@ def test_the_stored_keys_are_asked_after_a_write_that_replaced_no_stored_row(
 ) -> None:
     ws = workspace
     landed, land = idx_deliveries(ws)
+    # Every point has a tag named like the key check's line: the record follows
+    # the plan's line at the top of the SQL, never the name quoted below it.
+    marker = ",/*\\ tsdedup\\ key\\ check:\\ no\\ stored\\ key\\ */=m"
 
-    def deliver(name: str, text: str, *args: str) -> str:
-        out = land(name, text, *args)
+    def deliver(name: str, hosts: list[str], value: float, *args: str) -> str:
+        out = land(name, chunk(hosts, value, tags=marker), *args)
         table_equals_reference(ws, landed)
         return out
 
     def keys_shared() -> str:
         return properties(ws)["tsdedup.keys_shared"]
 
-    deliver("1.lp", chunk(["h1", "h2"], 1.0))
+    deliver("1.lp", ["h1", "h2"], 1.0)
     assert keys_shared() == "true"
 
     # A re-delivery of h2's minutes: merged without asking the stored keys,
     # its merge replaced stored rows.
-    out = deliver("2.lp", chunk(["h2"], 2.0))
+    out = deliver("2.lp", ["h2"], 2.0)
     assert "row by row, stored keys not asked" in out
     assert key_checks(ws) == 0
-    assert "tsdedup key check" not in compiled_idx(ws)
+    assert not [line for line in plan_lines(ws) if line.startswith("/* tsdedup key check")]
+    assert "/* tsdedup key check: no stored key */" in compiled_idx(ws)  # the tag's name
     assert keys_shared() == "true"
 
     # A new host in the same minutes, merged the same way: the merge replaced
     # no stored row (its commit says so), so the record says so too.
-    out = deliver("3.lp", chunk(["h3"], 3.0))
+    out = deliver("3.lp", ["h3"], 3.0)
     assert "row by row, stored keys not asked" in out
     assert key_checks(ws) == 0
     assert keys_shared() == "false"
 
     # The next new host: the stored keys are asked (here from the tag maps,
     # the flat columns switched off), none is found, the chunk is appended.
-    out = deliver("4.lp", chunk(["h4"], 4.0), "--vars", "{tsdedup_read_flat_columns: false}")
+    out = deliver("4.lp", ["h4"], 4.0, "--vars", "{tsdedup_read_flat_columns: false}")
     assert "idx: appending the chunks after chunk 3" in out
     assert "by their series hashes, in keys" in out
     assert key_checks(ws) == 1
     check = key_check(ws)
     assert "p.tags['host']" in check and "tag__" not in check
-    assert "/* tsdedup key check: no stored key */" in compiled_idx(ws)
+    assert "/* tsdedup key check: no stored key */" in plan_lines(ws)
     assert keys_shared() == "false"
 
     # A re-delivery again: asked, found, merged; the run after it does not ask.
-    out = deliver("5.lp", chunk(["h1"], 5.0))
+    out = deliver("5.lp", ["h1"], 5.0)
     assert "idx: merging the chunks after chunk 4" in out and "not asked" not in out
     assert key_checks(ws) == 2
-    assert "/* tsdedup key check: stored keys found */" in compiled_idx(ws)
+    assert "/* tsdedup key check: stored keys found */" in plan_lines(ws)
     assert keys_shared() == "true"
-    out = deliver("6.lp", chunk(["h3"], 6.0))
+    out = deliver("6.lp", ["h3"], 6.0)
     assert "row by row, stored keys not asked" in out
     assert key_checks(ws) == 2
     assert keys_shared() == "true"
